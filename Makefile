@@ -1,0 +1,36 @@
+# The two commands: `make demo` and `make test`. Each bootstraps what it needs.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bootstrap system clean bench
+
+demo: bootstrap
+	$(VENV)/bin/boardwright demo
+
+test: bootstrap
+	bash scripts/run-tests.sh
+
+lint: bootstrap
+	$(VENV)/bin/ruff check dealer vision firmware_bridge webpanel tests bench
+
+bootstrap: system $(STAMP)
+
+# System packages (apt) are checked each run; the check is quick and installs nothing when all are present.
+system:
+	@bash scripts/system-deps.sh
+
+$(STAMP): pyproject.toml scripts/post-install.sh
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[all,test]'
+	bash scripts/post-install.sh
+	@touch $(STAMP)
+
+bench: bootstrap
+	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) instance .pytest_cache

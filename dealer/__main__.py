@@ -1,0 +1,5 @@
+import sys
+
+from dealer.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""boardwright adapter: firmware_bridge."""
