@@ -25,7 +25,7 @@ def _hand_lines(hand: Hand, title: str) -> list[str]:
 def board_diagram(board: Board, *, sealed: bool = False) -> str:
     """The board as a compass diagram; HCP beside each seat's name."""
     vul = board.vulnerability.value if board.vulnerability else "?"
-    head = f"Board {board.number}   Dealer {board.dealer.letter if board.dealer else '?'}   Vul {vul}"
+    head = f"Board {board.number}   Dealer {board.dealer.letter if board.dealer is not None else '?'}   Vul {vul}"
     if sealed:
         return head + "\n  (sealed: the hands are hidden until the director unseals the set)"
     if board.deal is None:
