@@ -10,8 +10,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dealer import (
-    Board, Card, CardError, Deal, DealError, Hand, Rank, Seat, Suit, Vulnerability,
-    board_dealer, board_vulnerability,
+    Board,
+    Card,
+    CardError,
+    Deal,
+    DealError,
+    Hand,
+    Rank,
+    Seat,
+    Suit,
+    Vulnerability,
+    board_dealer,
+    board_vulnerability,
 )
 
 SAMPLE = "N:AKQJ.T98.765.432 T987.765.432.AKQ 654.432.AKQJ.JT9 32.AKQJ.T98.8765"
