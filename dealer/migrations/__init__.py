@@ -1,0 +1,1 @@
+"""Alembic migration scripts of the store (run by :mod:`dealer.store.migrate`)."""

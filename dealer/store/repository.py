@@ -1,0 +1,224 @@
+"""Saving and loading deal sets: the store's small repository API.
+
+>>> from dealer.generate import random_dealset
+>>> with Store.open("sqlite://") as store:
+...     ds = random_dealset(range(1, 4), event="Monday pairs")
+...     set_id = store.save(ds)
+...     store.load(set_id).deals == ds.deals, [s.boards for s in store.list()]
+(True, [3])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from types import TracebackType
+
+from sqlalchemy import Engine, func, select
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from dealer.board import Board, DealSet
+from dealer.config import Settings
+from dealer.deal import Deal
+from dealer.errors import BoardwrightError
+from dealer.seats import Seat, Vulnerability
+from dealer.store import migrate
+from dealer.store.engine import StoreError, make_engine
+from dealer.store.models import DEAL_BYTES, BoardRow, DealSetRow, Event
+
+
+@dataclass(frozen=True)
+class SetSummary:
+    """One line of :meth:`Store.list`."""
+
+    id: int
+    name: str
+    event: str
+    date: str
+    boards: int
+    first: int | None
+    last: int | None
+    sealed: bool
+    source: str
+    created_at: datetime
+
+
+def deal_to_blob(deal: Deal) -> bytes:
+    """The 26-byte form of a deal (big-endian :attr:`Deal.bits`)."""
+    return deal.bits.to_bytes(DEAL_BYTES, "big")
+
+
+def deal_from_blob(blob: bytes, *, partial: bool) -> Deal:
+    if len(blob) != DEAL_BYTES:
+        raise StoreError(f"a stored deal has {len(blob)} bytes, not {DEAL_BYTES}")
+    return Deal.from_bits(int.from_bytes(blob, "big"), partial=partial)
+
+
+class Store:
+    """The database of one installation. Open it with :meth:`open`; it migrates on open."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+
+    @classmethod
+    def open(cls, url: str | None = None, *, settings: Settings | None = None,
+             migrate_schema: bool = True) -> Store:
+        """Open (and migrate) the database at ``url``, else the one the settings name."""
+        if url is None:
+            url = (settings or Settings.load()).database_url
+        engine = make_engine(url)
+        try:
+            if migrate_schema:
+                migrate.upgrade(engine)
+        except SQLAlchemyError as exc:
+            engine.dispose()
+            raise StoreError(f"cannot open the database {_safe(url)}: {_first_line(exc)}") from None
+        return cls(engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def session(self) -> Session:
+        """A new ORM session, for modules that add their own tables."""
+        return self._sessions()
+
+    # -- deal sets -------------------------------------------------------------------
+
+    def save(self, dealset: DealSet, *, event: str | None = None, name: str | None = None,
+             source: str = "") -> int:
+        """Save ``dealset`` in one transaction; returns its id.
+
+        The event is found by name and date (``meta['Date']``) or created; its
+        name defaults to ``meta['Event']``.
+        """
+        meta = dealset.meta
+        event_name = event or meta.get("Event") or "(no event)"
+        date = meta.get("Date", "")
+        rows = [_board_row(i, b) for i, b in enumerate(dealset.boards)]
+        with self._write() as s:
+            ev = s.scalars(select(Event).where(Event.name == event_name, Event.date == date)
+                           .order_by(Event.id).limit(1)).first()
+            if ev is None:
+                ev = Event(name=event_name, date=date, site=meta.get("Site", ""))
+                s.add(ev)
+            row = DealSetRow(event=ev, name=name or source or event_name, source=source,
+                             meta=[[k, v] for k, v in meta.items()], sealed=dealset.sealed,
+                             boards=rows)
+            s.add(row)
+            s.flush()
+            return row.id
+
+    def load(self, set_id: int) -> DealSet:
+        """The deal set saved as ``set_id``, identical to what was saved."""
+        with self._read() as s:
+            row = s.get(DealSetRow, set_id)
+            if row is None:
+                raise StoreError(f"there is no deal set {set_id} in the store")
+            boards = s.scalars(select(BoardRow).where(BoardRow.deal_set_id == set_id)
+                               .order_by(BoardRow.position)).all()
+            try:
+                out = [_board(b) for b in boards]
+            except BoardwrightError as exc:
+                raise StoreError(f"deal set {set_id} is damaged: {exc}") from None
+            return DealSet(boards=out, meta={k: v for k, v in row.meta}, sealed=row.sealed)
+
+    def list(self) -> list[SetSummary]:
+        """Every stored deal set, oldest first."""
+        counts = (select(BoardRow.deal_set_id, func.count().label("n"),
+                         func.min(BoardRow.number).label("lo"),
+                         func.max(BoardRow.number).label("hi"))
+                  .group_by(BoardRow.deal_set_id).subquery())
+        q = (select(DealSetRow, Event, counts.c.n, counts.c.lo, counts.c.hi)
+             .join(Event, DealSetRow.event_id == Event.id)
+             .outerjoin(counts, counts.c.deal_set_id == DealSetRow.id)
+             .order_by(DealSetRow.id))
+        with self._read() as s:
+            return [SetSummary(id=ds.id, name=ds.name, event=ev.name, date=ev.date,
+                               boards=n or 0, first=lo, last=hi, sealed=ds.sealed,
+                               source=ds.source, created_at=ds.created_at)
+                    for ds, ev, n, lo, hi in s.execute(q).all()]
+
+    def delete(self, set_id: int) -> None:
+        """Delete a deal set and its boards (the database cascades to the boards)."""
+        with self._write() as s:
+            row = s.get(DealSetRow, set_id)
+            if row is None:
+                raise StoreError(f"there is no deal set {set_id} in the store")
+            s.delete(row)
+
+    # -- sessions that turn database failures into one clear line ---------------------
+
+    def _read(self) -> _Guarded:
+        return _Guarded(self._sessions(), commit=False)
+
+    def _write(self) -> _Guarded:
+        return _Guarded(self._sessions(), commit=True)
+
+
+class _Guarded:
+    """A session scope that commits (or rolls back) and reports database errors plainly."""
+
+    def __init__(self, session: Session, *, commit: bool) -> None:
+        self.session = session
+        self.commit = commit
+
+    def __enter__(self) -> Session:
+        return self.session
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        try:
+            if et is None and self.commit:
+                self.session.commit()
+            else:
+                self.session.rollback()
+        except SQLAlchemyError as exc:
+            self.session.rollback()
+            raise StoreError(f"the database refused the change: {_first_line(exc)}") from None
+        finally:
+            self.session.close()
+        if isinstance(ev, SQLAlchemyError):
+            raise StoreError(f"database error: {_first_line(ev)}") from None
+
+
+def _board_row(position: int, b: Board) -> BoardRow:
+    assert b.dealer is not None and b.vulnerability is not None  # Board fills them in
+    return BoardRow(
+        position=position, number=b.number,
+        deal=None if b.deal is None else deal_to_blob(b.deal),
+        partial=False if b.deal is None else b.deal.partial,
+        pbn=None if b.deal is None else b.deal.to_pbn(),
+        dealer=int(b.dealer), vulnerability=b.vulnerability.value,
+        tags=[[k, v] for k, v in b.tags.items()],
+        sections=[[k, v] for k, v in b.sections.items()])
+
+
+def _board(r: BoardRow) -> Board:
+    deal = None if r.deal is None else deal_from_blob(r.deal, partial=r.partial)
+    return Board(r.number, deal, dealer=Seat(r.dealer),
+                 vulnerability=Vulnerability(r.vulnerability),
+                 tags={k: v for k, v in r.tags}, sections={k: v for k, v in r.sections})
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(getattr(exc, "orig", None) or exc)
+    return text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+
+
+def _safe(url: str) -> str:
+    """The URL without its password, for messages."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "<database>"
