@@ -1,0 +1,292 @@
+"""Matchpoints (WBF Law 78A), Neuberg, artificial and fouled boards.
+
+Units: the WBF counts 2 per score beaten and 1 per tie, so n results on a
+board have a top of 2(n-1) and the points add up to n(n-1). The ACBL counts
+1 and 1/2: exactly half (``scale="acbl"``). Percentages do not depend on the
+unit.
+
+Seed 002's traveller (board 1; scores +420, +430, +500, +420, +450, -50, +170):
+
+>>> matchpoints([420, 430, 500, 420, 450, -50, 170])
+[5.0, 8.0, 12.0, 5.0, 10.0, 0.0, 2.0]
+>>> matchpoints([420, 430, 500, 420, 450, -50, 170], scale="acbl")
+[2.5, 4.0, 6.0, 2.5, 5.0, 0.0, 1.0]
+
+Neuberg (EBU/WBF): a board played A times where E were expected is factored
+to the top of E results: M' = (M + 1) * E / A - 1 in WBF units.
+
+>>> [round(m, 2) for m in matchpoints([100, 200, 300], expected=4)]
+[0.33, 3.0, 5.67]
+
+The whole-field path :func:`matchpoint_arrays` does the same for hundreds of
+thousands of results at once with one sort and two ``searchsorted`` calls.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dealer.events.model import Artificial, EventError, PairKey, Result
+
+SCALES = {"wbf": 1.0, "acbl": 0.5}
+
+
+def _unit(scale: str) -> float:
+    try:
+        return SCALES[scale]
+    except KeyError:
+        raise EventError(f"unknown matchpoint scale {scale!r} (use wbf or acbl)") from None
+
+
+def matchpoints(
+    scores: Sequence[float], *, expected: int | None = None, scale: str = "wbf"
+) -> list[float]:
+    """North-South matchpoints for each score on one board (higher NS score is better).
+
+    East-West gets ``top(expected or len(scores)) - ns``.
+    """
+    if not scores:
+        return []
+    arr = np.asarray(scores, dtype=np.float64)
+    mp = matchpoint_arrays(np.zeros(len(arr), dtype=np.int64), arr,
+                           expected=None if expected is None else np.array([expected]),
+                           scale=scale)
+    return [float(x) for x in mp]
+
+
+def top(results_expected: int, scale: str = "wbf") -> float:
+    """The top on a board with that many (expected) results: 2(n-1) WBF units.
+
+    >>> top(7), top(7, "acbl")
+    (12.0, 6.0)
+    """
+    return 2.0 * max(results_expected - 1, 0) * _unit(scale)
+
+
+def matchpoint_arrays(
+    board: np.ndarray,
+    score: np.ndarray,
+    *,
+    expected: np.ndarray | None = None,
+    scale: str = "wbf",
+) -> np.ndarray:
+    """Matchpoint every result of a field at once; returns NS matchpoints.
+
+    ``board`` holds any integer key per result (a board number, or a
+    board-and-fouled-group code); results with equal keys are compared.
+    ``expected``, if given, is indexed by the *sorted unique* keys and holds
+    the number of results each comparison should be factored to (Neuberg).
+
+    >>> matchpoint_arrays(np.array([1, 1, 2, 2, 1]), np.array([50, -50, 0, 0, 50]))
+    array([3., 0., 1., 1., 3.])
+    """
+    board = np.asarray(board)
+    score = np.asarray(score)
+    if board.shape != score.shape or board.ndim != 1:
+        raise EventError("board keys and scores must be one-dimensional and the same length")
+    n_total = board.shape[0]
+    if n_total == 0:
+        return np.zeros(0)
+    # Dense ranks for both keys, so one int64 composite key orders by board then score
+    # whatever the scores' type (ints, Butler floats).
+    _, b_idx = np.unique(board, return_inverse=True)
+    s_vals, s_idx = np.unique(score, return_inverse=True)
+    key = b_idx.astype(np.int64) * np.int64(len(s_vals)) + s_idx.astype(np.int64)
+    sorted_key = np.sort(key)
+    left = np.searchsorted(sorted_key, key, side="left")
+    right = np.searchsorted(sorted_key, key, side="right")
+    counts = np.bincount(b_idx)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    beaten = left - starts[b_idx]
+    ties = right - left - 1
+    mp = 2.0 * beaten + ties
+    if expected is not None:
+        exp = np.asarray(expected, dtype=np.float64)
+        if exp.shape != counts.shape:
+            raise EventError(f"expected counts has {exp.shape[0]} entries for "
+                             f"{counts.shape[0]} boards")
+        if np.any(exp < counts):
+            raise EventError("a board has more results than it was expected to have")
+        a = counts[b_idx].astype(np.float64)
+        e = exp[b_idx]
+        mp = (mp + 1.0) * e / a - 1.0  # Neuberg
+    return mp * _unit(scale)
+
+
+# --------------------------------------------------------------------------- event
+
+
+@dataclass(frozen=True, slots=True)
+class MatchpointOptions:
+    """How an event is matchpointed.
+
+    - ``scale``: ``"wbf"`` (2/1) or ``"acbl"`` (1/half).
+    - ``across_field``: compare all sections together (one traveller per board).
+    - ``numbering``: ``"unique"`` when pair numbers are unique in a section,
+      ``"by_line"`` when NS and EW are both numbered from 1 (Mitchell).
+    - ``session_adjust``: average-plus becomes the session percentage when
+      that is higher, and average-minus when lower (WBF Laws Committee
+      1998, EBU; Law 12C2 says "at least 60%" / "at most 40%").
+    - ``expected``: results each board should have had, by board number;
+      by default the lines on its traveller (scores, artificial, not played).
+    """
+
+    scale: str = "wbf"
+    across_field: bool = True
+    numbering: str = "unique"
+    session_adjust: bool = True
+    expected: Mapping[int, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredLine:
+    """A traveller line with its matchpoints. ``ns_mp``/``ew_mp`` are ``None`` if not played."""
+
+    result: Result
+    ns_mp: float | None
+    ew_mp: float | None
+    top: float
+
+    @property
+    def ns_percent(self) -> float | None:
+        return None if self.ns_mp is None or not self.top else 100.0 * self.ns_mp / self.top
+
+    @property
+    def ew_percent(self) -> float | None:
+        return None if self.ew_mp is None or not self.top else 100.0 * self.ew_mp / self.top
+
+
+@dataclass(slots=True)
+class PairTotal:
+    """A pair's matchpoints, the tops it could have scored, and the boards counted."""
+
+    pair: PairKey
+    mp: float = 0.0
+    top: float = 0.0
+    boards: int = 0
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.mp / self.top if self.top else 0.0
+
+
+@dataclass(slots=True)
+class MatchpointEvent:
+    """The scored event: every line, and every pair's total."""
+
+    lines: list[ScoredLine]
+    totals: dict[PairKey, PairTotal]
+    options: MatchpointOptions
+
+    def traveller(self, board: int, section: str | None = None) -> list[ScoredLine]:
+        return [ln for ln in self.lines if ln.result.board == board
+                and (section is None or ln.result.section == section)]
+
+
+def pair_keys(result: Result, numbering: str) -> tuple[PairKey, PairKey]:
+    """The NS and EW pairs of a line as event identities."""
+    if numbering == "by_line":
+        return (PairKey(result.section, "NS", result.ns), PairKey(result.section, "EW", result.ew))
+    if numbering != "unique":
+        raise EventError(f"unknown pair numbering {numbering!r} (use unique or by_line)")
+    return PairKey(result.section, "", result.ns), PairKey(result.section, "", result.ew)
+
+
+def score_matchpoints(results: Iterable[Result],
+                      options: MatchpointOptions | None = None) -> MatchpointEvent:
+    """Matchpoint a pairs event.
+
+    Per board: real scores are compared within their fouled-board group
+    and factored by Neuberg to the board's expected count (EBU fouled-board
+    formula, which is Neuberg within each group). Artificial scores get
+    their percentage of the full top (Law 12C2). Not-played lines score
+    nothing and do not count in the pair's total.
+    """
+    opts = options or MatchpointOptions()
+    unit = _unit(opts.scale)
+    lines = list(results)
+    travellers: dict[tuple, list[int]] = defaultdict(list)
+    for i, r in enumerate(lines):
+        if r.kind == "missing":
+            raise EventError(f"board {r.board}, section {r.section}, pairs {r.ns}-{r.ew}: "
+                             "the line has no score, no artificial score and is not marked "
+                             "not played")
+        travellers[_board_key(r, opts)].append(i)
+
+    ns_mp: list[float | None] = [None] * len(lines)
+    tops: list[float] = [0.0] * len(lines)
+    for key, idx in travellers.items():
+        expected = opts.expected.get(key[-1], len(idx))
+        if expected < len(idx):
+            raise EventError(f"board {key[-1]} has {len(idx)} results but only {expected} "
+                             "were expected")
+        board_top = 2.0 * (expected - 1) * unit
+        groups: dict[int, list[int]] = defaultdict(list)
+        for i in idx:
+            tops[i] = board_top
+            if lines[i].kind == "score":
+                groups[lines[i].group].append(i)
+        for members in groups.values():
+            mps = matchpoints([lines[i].score for i in members],  # type: ignore[misc]
+                              expected=expected, scale=opts.scale)
+            for i, m in zip(members, mps, strict=True):
+                ns_mp[i] = m
+
+    # Pair totals from real scores first: they give the session percentage
+    # that may move average-plus and average-minus (Law 12C2, EBU practice).
+    totals: dict[PairKey, PairTotal] = {}
+    ew_mp: list[float | None] = [None] * len(lines)
+    for i, r in enumerate(lines):
+        if r.kind == "score":
+            ew_mp[i] = tops[i] - ns_mp[i]  # type: ignore[operator]
+            for pair, mp in zip(pair_keys(r, opts.numbering), (ns_mp[i], ew_mp[i]), strict=True):
+                t = totals.setdefault(pair, PairTotal(pair))
+                t.mp += mp  # type: ignore[operator]
+                t.top += tops[i]
+                t.boards += 1
+    session = {p: t.percent for p, t in totals.items() if t.top}
+    for i, r in enumerate(lines):
+        if r.kind != "artificial":
+            continue
+        ns_pair, ew_pair = pair_keys(r, opts.numbering)
+        ns_pct = _artificial_percent(r.ns_artificial, session.get(ns_pair), opts)  # type: ignore[arg-type]
+        ew_pct = _artificial_percent(r.ew_artificial, session.get(ew_pair), opts)  # type: ignore[arg-type]
+        ns_mp[i] = ns_pct / 100.0 * tops[i]
+        ew_mp[i] = ew_pct / 100.0 * tops[i]
+    for i, r in enumerate(lines):
+        if r.kind == "artificial":
+            for pair, mp in zip(pair_keys(r, opts.numbering), (ns_mp[i], ew_mp[i]), strict=True):
+                t = totals.setdefault(pair, PairTotal(pair))
+                t.mp += mp  # type: ignore[operator]
+                t.top += tops[i]
+                t.boards += 1
+        elif r.kind == "not_played":
+            for pair in pair_keys(r, opts.numbering):
+                totals.setdefault(pair, PairTotal(pair))
+    scored = [ScoredLine(r, ns_mp[i], ew_mp[i], tops[i]) for i, r in enumerate(lines)]
+    return MatchpointEvent(scored, totals, opts)
+
+
+def _board_key(r: Result, opts: MatchpointOptions) -> tuple:
+    return (r.board,) if opts.across_field else (r.section, r.board)
+
+
+def _artificial_percent(adj: Artificial | float, session: float | None,
+                        opts: MatchpointOptions) -> float:
+    """Law 12C2: A+ at least 60%, A 50%, A- at most 40%; a number is an explicit percentage."""
+    if not isinstance(adj, Artificial):
+        pct = float(adj)
+        if not 0.0 <= pct <= 100.0:
+            raise EventError(f"an adjusted percentage of {pct:g} is not between 0 and 100")
+        return pct
+    pct = float(adj.value)
+    if opts.session_adjust and session is not None:
+        if adj is Artificial.AVE_PLUS:
+            pct = max(pct, session)
+        elif adj is Artificial.AVE_MINUS:
+            pct = min(pct, session)
+    return pct
