@@ -1,0 +1,446 @@
+"""Teaching-set constraints, evaluated on whole batches of deals at once.
+
+A :class:`Batch` wraps the owners array of :func:`dealer.generate.owners_batch`
+(shape ``(52, n)``) and computes hand features lazily, as NumPy vectors over
+the ``n`` deals: HCP, suit lengths, controls, losers, shape. Constraints are
+expressions over those features (see :mod:`dealer.constraint_lang`), per-seat
+:class:`SeatSpec` ranges, predealt cards, and, last and slowest, any Python
+predicate on a :class:`~dealer.deal.Deal`.
+
+>>> c = Constraints.parse("hcp(north) >= 15 and hcp(north) <= 17 and balanced(north)")
+>>> deals = find_deals(c, 2, key=bytes(32), progress=False)
+>>> all(15 <= d[Seat.NORTH].hcp <= 17 for d in deals)
+True
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dealer.cards import Card, Suit
+from dealer.deal import Deal
+from dealer.errors import BoardwrightError, CardError
+from dealer.generate import KeyedStream, OsStream, deal_from_owner_column, owners_batch
+from dealer.hand import Hand
+from dealer.seats import Seat
+
+
+class ConstraintError(BoardwrightError):
+    """A constraint is malformed, impossible, or too rare to satisfy in time."""
+
+
+# --------------------------------------------------------------------------- lookup tables
+def _suit_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per 13-bit suit holding: length, losers (LTC) and controls (A=2, K=1)."""
+    masks = np.arange(1 << 13)
+    length = np.zeros(1 << 13, dtype=np.uint8)
+    for bit in range(13):
+        length += (masks >> bit & 1).astype(np.uint8)
+    ace, king, queen = masks >> 12 & 1, masks >> 11 & 1, masks >> 10 & 1
+    # Losing-trick count: at most 3 per suit, one for each of A, K, Q missing
+    # among the top min(length, 3) positions (void 0; singleton A = 0; Kx = 1).
+    losers = np.where(length == 0, 0,
+             np.where(length == 1, 1 - ace,
+             np.where(length == 2, 2 - ace - king, 3 - ace - king - queen)))
+    controls = 2 * ace + king
+    return length, losers.astype(np.uint8), controls.astype(np.uint8)
+
+
+_LEN, _LOSERS, _CONTROLS = _suit_tables()
+_WEIGHTS13 = (1 << np.arange(13)).astype(np.uint16)
+
+
+def shape_table(pattern: str) -> np.ndarray:
+    """A boolean table over ``(spades, hearts, diamonds, clubs)`` lengths for a pattern.
+
+    Patterns follow ``dealer``: ``4333`` is spades-hearts-diamonds-clubs in that
+    order, ``x`` is any length, ``any`` allows every order, ``+`` adds and ``-``
+    removes. ``balanced`` means ``any 4333 + any 4432 + any 5332``.
+
+    >>> t = shape_table("any 4333 + 5xxx - 5431")
+    >>> bool(t[3, 3, 4, 3]), bool(t[5, 2, 3, 3]), bool(t[5, 4, 3, 1])
+    (True, True, False)
+    """
+    table = np.zeros((14, 14, 14, 14), dtype=bool)
+    text = pattern.replace("+", " + ").replace("-", " - ").split()
+    sign, any_order, expect = "+", False, True
+    for tok in text:
+        low = tok.lower()
+        if low in ("+", "-"):
+            sign, expect = low, True
+            continue
+        if low == "any":
+            any_order = True
+            continue
+        if low == "balanced":
+            bal = shape_table("any 4333 + any 4432 + any 5332")
+            table = table | bal if sign == "+" else table & ~bal
+            any_order, expect = False, False
+            continue
+        if len(low) != 4 or any(ch not in "0123456789x" for ch in low):
+            raise ConstraintError(
+                f"shape pattern {tok!r} must be four characters of digits or x, like 4333 or 5xxx")
+        fixed = [None if ch == "x" else int(ch) for ch in low]
+        known = sum(v for v in fixed if v is not None)
+        if known > 13 or (None not in fixed and known != 13):
+            raise ConstraintError(f"shape pattern {tok!r} does not add up to 13 cards")
+        orders = set(itertools.permutations(fixed)) if any_order else {tuple(fixed)}
+        part = np.zeros_like(table)
+        for order in orders:
+            idx = tuple(slice(None) if v is None else v for v in order)
+            part[idx] = True
+        # only real hands: lengths summing to 13
+        if sign == "+":
+            table |= part
+        else:
+            table &= ~part
+        any_order, expect = False, False
+    if expect and text:
+        raise ConstraintError(f"shape pattern {pattern!r} ends with an operator")
+    s, h, d, c = np.indices(table.shape)
+    return table & (s + h + d + c == 13)
+
+
+BALANCED = shape_table("balanced")
+
+
+# --------------------------------------------------------------------------- batch features
+class Batch:
+    """Lazy, cached hand features of a batch of deals (vectors of length ``n``)."""
+
+    def __init__(self, owners: np.ndarray) -> None:
+        self.owners = owners
+        self.n = owners.shape[1]
+        self._cache: dict[tuple, np.ndarray] = {}
+
+    def _memo(self, key: tuple, make: Callable[[], np.ndarray]) -> np.ndarray:
+        got = self._cache.get(key)
+        if got is None:
+            got = self._cache[key] = make()
+        return got
+
+    def suit_mask(self, seat: int, suit: int) -> np.ndarray:
+        """The 13-bit holding of ``seat`` in ``suit`` (bit r = rank r+2)."""
+        def make() -> np.ndarray:
+            block = self.owners[suit * 13:(suit + 1) * 13] == seat
+            return _WEIGHTS13 @ block.astype(np.uint16)
+        return self._memo(("mask", seat, suit), make)
+
+    def length(self, seat: int, suit: int) -> np.ndarray:
+        def make() -> np.ndarray:
+            block = self.owners[suit * 13:(suit + 1) * 13]
+            return np.count_nonzero(block == seat, axis=0).astype(np.int16)
+        return self._memo(("len", seat, suit), make)
+
+    def hcp(self, seat: int, suit: int | None = None) -> np.ndarray:
+        def make() -> np.ndarray:
+            suits = range(4) if suit is None else (suit,)
+            total = np.zeros(self.n, dtype=np.int16)
+            for s in suits:
+                for rank_off, pts in ((12, 4), (11, 3), (10, 2), (9, 1)):
+                    total += (self.owners[s * 13 + rank_off] == seat) * np.int16(pts)
+            return total
+        return self._memo(("hcp", seat, suit), make)
+
+    def controls(self, seat: int) -> np.ndarray:
+        def make() -> np.ndarray:
+            total = np.zeros(self.n, dtype=np.int16)
+            for s in range(4):
+                total += (self.owners[s * 13 + 12] == seat) * np.int16(2)
+                total += self.owners[s * 13 + 11] == seat
+            return total
+        return self._memo(("controls", seat), make)
+
+    def losers(self, seat: int) -> np.ndarray:
+        def make() -> np.ndarray:
+            total = np.zeros(self.n, dtype=np.int16)
+            for s in range(4):
+                total += _LOSERS[self.suit_mask(seat, s)]
+            return total
+        return self._memo(("losers", seat), make)
+
+    def shape_in(self, seat: int, table: np.ndarray) -> np.ndarray:
+        return table[self.length(seat, 3), self.length(seat, 2),
+                     self.length(seat, 1), self.length(seat, 0)]
+
+    def holds(self, seat: int, card: int) -> np.ndarray:
+        return self.owners[card] == seat
+
+
+# --------------------------------------------------------------------------- seat specs
+Range = tuple[int, int]
+
+
+@dataclass
+class SeatSpec:
+    """Ranges for one seat; ``None`` means no limit.
+
+    >>> SeatSpec(hcp=(15, 17), shape="balanced").describe()
+    'hcp 15-17, shape balanced'
+    """
+
+    hcp: Range | None = None
+    shape: str | None = None
+    lengths: dict[Suit, Range] = field(default_factory=dict)
+    controls: Range | None = None
+    losers: Range | None = None
+
+    def describe(self) -> str:
+        parts = []
+        if self.hcp:
+            parts.append(f"hcp {self.hcp[0]}-{self.hcp[1]}")
+        if self.shape:
+            parts.append(f"shape {self.shape}")
+        for suit, (lo, hi) in self.lengths.items():
+            parts.append(f"{suit.symbol} {lo}-{hi}")
+        if self.controls:
+            parts.append(f"controls {self.controls[0]}-{self.controls[1]}")
+        if self.losers:
+            parts.append(f"losers {self.losers[0]}-{self.losers[1]}")
+        return ", ".join(parts)
+
+    def mask(self, batch: Batch, seat: int) -> np.ndarray:
+        ok = np.ones(batch.n, dtype=bool)
+        if self.hcp:
+            v = batch.hcp(seat)
+            ok &= (v >= self.hcp[0]) & (v <= self.hcp[1])
+        for suit, (lo, hi) in self.lengths.items():
+            v = batch.length(seat, int(suit))
+            ok &= (v >= lo) & (v <= hi)
+        if self.controls:
+            v = batch.controls(seat)
+            ok &= (v >= self.controls[0]) & (v <= self.controls[1])
+        if self.losers:
+            v = batch.losers(seat)
+            ok &= (v >= self.losers[0]) & (v <= self.losers[1])
+        if self.shape:
+            ok &= batch.shape_in(seat, shape_table(self.shape))
+        return ok
+
+
+# --------------------------------------------------------------------------- constraints
+@dataclass
+class Constraints:
+    """Everything a teaching set asks for.
+
+    ``expr`` is a compiled expression (:func:`dealer.constraint_lang.compile_expr`),
+    ``seats`` per-seat ranges, ``predeal`` cards fixed to a seat, ``predicate``
+    a Python function tried on each candidate that passed the rest.
+    """
+
+    seats: dict[Seat, SeatSpec] = field(default_factory=dict)
+    predeal: dict[Seat, Hand] = field(default_factory=dict)
+    expr: Callable[[Batch], np.ndarray] | None = None
+    text: str = ""
+    predicate: Callable[[Deal], bool] | None = None
+    bounds: dict[tuple, list[int]] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, text: str, **kw: object) -> Constraints:
+        """Compile the expression language (see :mod:`dealer.constraint_lang`)."""
+        from dealer.constraint_lang import compile_expr
+
+        fn, bounds = compile_expr(text)
+        return cls(expr=fn, text=text, bounds=bounds, **kw)  # type: ignore[arg-type]
+
+    def fixed_owners(self) -> np.ndarray | None:
+        if not self.predeal:
+            return None
+        fixed = np.full(52, -1, dtype=np.int8)
+        for seat, hand in self.predeal.items():
+            if len(hand) > 13:
+                raise ConstraintError(f"{seat.name.title()} is predealt {len(hand)} cards, more than 13")
+            for card in hand.cards:
+                if fixed[card] >= 0:
+                    raise ConstraintError(
+                        f"{card.symbol} is predealt to both {Seat(int(fixed[card])).name.title()} "
+                        f"and {seat.name.title()}")
+                fixed[card] = seat
+        return fixed
+
+    def check_possible(self) -> None:
+        """Reject requests that cannot be met, before dealing a single card."""
+        hcp_lo = [0, 0, 0, 0]
+        hcp_hi = [37, 37, 37, 37]
+        len_lo = [[0] * 4 for _ in range(4)]
+        len_hi = [[13] * 4 for _ in range(4)]
+        for seat, spec in self.seats.items():
+            if spec.hcp:
+                hcp_lo[seat] = max(hcp_lo[seat], spec.hcp[0])
+                hcp_hi[seat] = min(hcp_hi[seat], spec.hcp[1])
+            for suit, (lo, hi) in spec.lengths.items():
+                len_lo[seat][suit] = max(len_lo[seat][suit], lo)
+                len_hi[seat][suit] = min(len_hi[seat][suit], hi)
+        for (kind, seat, *rest), (lo, hi) in self.bounds.items():
+            if kind == "hcp" and not rest:
+                hcp_lo[seat], hcp_hi[seat] = max(hcp_lo[seat], lo), min(hcp_hi[seat], hi)
+            elif kind == "len":
+                suit = rest[0]
+                len_lo[seat][suit] = max(len_lo[seat][suit], lo)
+                len_hi[seat][suit] = min(len_hi[seat][suit], hi)
+        for seat, hand in self.predeal.items():
+            hcp_lo[seat] = max(hcp_lo[seat], hand.hcp)
+            for suit in Suit:
+                len_lo[seat][suit] = max(len_lo[seat][suit], hand.suit_length(suit))
+        names = [s.name.title() for s in Seat]
+        for s in range(4):
+            if hcp_lo[s] > hcp_hi[s]:
+                raise ConstraintError(
+                    f"impossible: {names[s]} needs at least {hcp_lo[s]} and at most {hcp_hi[s]} HCP")
+            if sum(len_lo[s]) > 13:
+                raise ConstraintError(
+                    f"impossible: {names[s]}'s minimum suit lengths add up to {sum(len_lo[s])} cards, "
+                    "more than 13")
+            if sum(len_hi[s]) < 13:
+                raise ConstraintError(
+                    f"impossible: {names[s]}'s maximum suit lengths add up to only {sum(len_hi[s])} cards")
+            for suit in range(4):
+                if len_lo[s][suit] > len_hi[s][suit]:
+                    raise ConstraintError(
+                        f"impossible: {names[s]} needs {len_lo[s][suit]} to {len_hi[s][suit]} "
+                        f"{Suit(suit).name.lower()}")
+        if sum(hcp_lo) > 40:
+            raise ConstraintError(
+                f"impossible: the seats need at least {sum(hcp_lo)} HCP together; the deck has 40")
+        if sum(hcp_hi) < 40:
+            raise ConstraintError(
+                f"impossible: the seats may hold at most {sum(hcp_hi)} HCP together; the deck has 40")
+        for suit in range(4):
+            total = sum(len_lo[s][suit] for s in range(4))
+            if total > 13:
+                raise ConstraintError(
+                    f"impossible: the seats need at least {total} {Suit(suit).name.lower()} "
+                    "together; a suit has 13")
+        self.fixed_owners()
+
+    def mask(self, batch: Batch) -> np.ndarray:
+        ok = np.ones(batch.n, dtype=bool)
+        for seat, spec in self.seats.items():
+            ok &= spec.mask(batch, seat)
+        if self.expr is not None:
+            got = self.expr(batch)
+            ok &= np.broadcast_to(np.asarray(got, dtype=bool), ok.shape)
+        return ok
+
+
+# --------------------------------------------------------------------------- search
+class _Progress:
+    """A one-line progress bar on stderr, shown only once a request proves slow."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total, self.enabled, self.shown = total, enabled, False
+        self.start = time.monotonic()
+
+    def update(self, found: int, tried: int) -> None:
+        elapsed = time.monotonic() - self.start
+        if not self.enabled or (elapsed < 1.0 and not self.shown):
+            return
+        self.shown = True
+        width = 30
+        full = int(width * found / max(self.total, 1))
+        rate = found / tried if tried else 0
+        sys.stderr.write(f"\r[{'#' * full}{'.' * (width - full)}] {found}/{self.total} deals, "
+                         f"1 in {1 / rate:,.0f} match, {elapsed:.0f}s" if rate else
+                         f"\r[{'.' * width}] {found}/{self.total}, {tried:,} tried, {elapsed:.0f}s")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+
+
+def find_deals(
+    constraints: Constraints,
+    count: int,
+    *,
+    key: bytes | None = None,
+    max_seconds: float = 60.0,
+    max_tries: int = 200_000_000,
+    batch_size: int = 65_536,
+    progress: bool = True,
+) -> list[Deal]:
+    """``count`` uniformly random deals meeting ``constraints``.
+
+    With ``key`` the result is reproducible (a keyed SHAKE-256 stream); without,
+    bytes come from the OS CSPRNG. Deals are taken in the order generated, so
+    each is uniform over the deals that satisfy the constraints.
+
+    Raises :class:`ConstraintError` when the request is impossible, or when the
+    acceptance rate seen so far says it would take longer than ``max_seconds``.
+    """
+    constraints.check_possible()
+    fixed = constraints.fixed_owners()
+    stream = KeyedStream(key) if key is not None else OsStream()
+    found: list[Deal] = []
+    tried = 0
+    bar = _Progress(count, progress)
+    start = time.monotonic()
+    try:
+        while len(found) < count:
+            owners = owners_batch(batch_size, stream, fixed=fixed)
+            ok = np.flatnonzero(constraints.mask(Batch(owners)))
+            tried += batch_size
+            for i in ok:
+                deal = deal_from_owner_column(owners, int(i))
+                if constraints.predicate is None or constraints.predicate(deal):
+                    found.append(deal)
+                    if len(found) == count:
+                        break
+            bar.update(len(found), tried)
+            elapsed = time.monotonic() - start
+            _check_time(constraints, found, count, tried, elapsed, max_seconds, max_tries)
+    finally:
+        bar.close()
+    return found
+
+
+def _check_time(constraints: Constraints, found: list[Deal], count: int, tried: int,
+                elapsed: float, max_seconds: float, max_tries: int) -> None:
+    what = constraints.text or "these constraints"
+    if len(found) >= count:
+        return
+    if not found:
+        if elapsed > max_seconds or tried >= max_tries:
+            raise ConstraintError(
+                f"no deal among {tried:,} matched {what!r}: the request looks impossible "
+                f"or is rarer than 1 in {tried:,}")
+        return
+    if elapsed < 0.5:
+        return
+    per_deal = elapsed / len(found)
+    eta = per_deal * (count - len(found))
+    if elapsed + eta > max_seconds * 1.05 or tried / len(found) * count > max_tries:
+        raise ConstraintError(
+            f"{what!r} matches about 1 deal in {tried / len(found):,.0f}; {count} deals would take "
+            f"about {elapsed + eta:,.0f} s, over the limit of {max_seconds:.0f} s "
+            "(loosen the constraints or raise --max-seconds)")
+
+
+def parse_predeal(text: str) -> dict[Seat, Hand]:
+    """``"N:AKQ.. S:.AK.."`` or ``"north=SA,HK"`` style predeal specs.
+
+    >>> parse_predeal("N:AK... W:.Q..")[Seat.NORTH].to_pbn()
+    'AK...'
+    """
+    out: dict[Seat, Hand] = {}
+    for part in text.split():
+        sep = ":" if ":" in part else "="
+        if sep not in part:
+            raise ConstraintError(f"predeal {part!r} must look like N:AK.QJ.. or N=SA,HK")
+        seat_txt, cards = part.split(sep, 1)
+        try:
+            seat = Seat.parse(seat_txt)
+            if cards.count(".") == 3:
+                hand = Hand.from_pbn(cards)
+            else:
+                hand = Hand(Card.parse(c) for c in cards.split(",") if c)
+        except CardError as exc:
+            raise ConstraintError(f"predeal {part!r}: {exc}") from None
+        out[seat] = out.get(seat, Hand()) | hand
+    return out
