@@ -1,17 +1,35 @@
-"""``boardwright deals ...``: convert, show and check deal files."""
+"""``boardwright deals ...``: convert, show and check deal files; import them into the store.
+
+Examples::
+
+    boardwright deals convert club36.pbn club36.dlm
+    boardwright deals show club36.dup --board 3
+    boardwright deals check club36.lin --strict
+    boardwright deals import club36.pbn --event "Monday pairs"
+    boardwright deals list
+    boardwright deals export 1 monday.pbn
+
+The store is the instance folder's database (``$BOARDWRIGHT_INSTANCE``,
+``$BOARDWRIGHT_DATABASE_URL``; see :mod:`dealer.config`).
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from dealer import formats
+from dealer.board import DealSet
 from dealer.diagram import board_diagram
 from dealer.errors import BoardwrightError, FormatWarning
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("deals", help="deal files: convert, show, check")
+    p = sub.add_parser("deals", help="deal files: convert, show, check, import into the store")
     dsub = p.add_subparsers(dest="verb", metavar="VERB", required=True)
 
     c = dsub.add_parser("convert", help="convert a deal file to another format")
@@ -21,29 +39,73 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--from", dest="from_format", help="input format (default: detected)")
     c.set_defaults(func=cmd_convert)
 
-    s = dsub.add_parser("show", help="show boards as diagrams")
+    s = dsub.add_parser("show", help="show boards as hand diagrams")
     s.add_argument("file")
     s.add_argument("--board", type=int, help="only this board number")
-    s.add_argument("--from", dest="from_format", help="input format (default: detected)")
+    s.add_argument("--from", "--format", dest="from_format",
+                   help="input format (default: detected from the content)")
     s.set_defaults(func=cmd_show)
 
-    k = dsub.add_parser("check", help="validate a deal file and report")
+    k = dsub.add_parser(
+        "check", help="validate a deal file and report",
+        description="Validate a deal file. Exit status: 0 clean, 1 readable with findings, "
+                    "2 unreadable (or, with --strict, any deviation).")
     k.add_argument("file")
     k.add_argument("--strict", action="store_true", help="report every deviation from the standard")
-    k.add_argument("--from", dest="from_format", help="input format (default: detected)")
+    k.add_argument("--from", "--format", dest="from_format",
+                   help="input format (default: detected from the content)")
     k.set_defaults(func=cmd_check)
+
+    i = dsub.add_parser("import", help="read a deal file and save it in the store")
+    i.add_argument("file")
+    i.add_argument("--event", help="event name (default: the file's Event tag)")
+    i.add_argument("--name", help="name of the set (default: the file name)")
+    i.add_argument("--from", "--format", dest="from_format",
+                   help="input format (default: detected from the content)")
+    i.set_defaults(func=cmd_import)
+
+    ls = dsub.add_parser("list", help="list the deal sets in the store")
+    ls.set_defaults(func=cmd_list)
+
+    e = dsub.add_parser("export", help="write a stored deal set to a file")
+    e.add_argument("id", type=int, help="the set's id, as `deals list` shows it")
+    e.add_argument("output")
+    e.add_argument("--format", help="output format (default: from OUT's extension)")
+    e.set_defaults(func=cmd_export)
+
+    d = dsub.add_parser("delete", help="delete a deal set from the store")
+    d.add_argument("id", type=int)
+    d.set_defaults(func=cmd_delete)
+
+
+@contextmanager
+def _reported_warnings(collected: list[str] | None = None) -> Iterator[list[str]]:
+    """Collect format warnings as plain lines (Python's own format shows source lines)."""
+    out: list[str] = [] if collected is None else collected
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FormatWarning)
+        yield out
+    out.extend(str(w.message) for w in caught if issubclass(w.category, FormatWarning))
+
+
+def _read(path: str, fmt: str | None, *, strict: bool = False) -> DealSet:
+    with _reported_warnings() as found:
+        ds = formats.read(path, format=fmt, strict=strict)
+    for line in found:
+        print(f"boardwright: warning: {line}", file=sys.stderr)
+    return ds
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    ds = formats.read(args.input, format=args.from_format)
+    ds = _read(args.input, args.from_format)
     fmt = formats.write(ds, args.output, format=args.format)
     print(f"wrote {len(ds)} boards to {args.output} ({fmt.name})")
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    ds = formats.read(args.file, format=args.from_format)
-    boards = [ds.board(args.board)] if args.board else list(ds)
+    ds = _read(args.file, args.from_format)
+    boards = [ds.board(args.board)] if args.board is not None else list(ds)
     for i, b in enumerate(boards):
         if i:
             print()
@@ -52,29 +114,86 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", FormatWarning)
-        data_fmt = None
+    detected = None
+    if args.from_format is None:
         try:
-            with open(args.file, "rb") as fh:
-                data_fmt = formats.detect(fh.read(), source=args.file).name
-        except OSError:
-            pass
+            detected = formats.detect(Path(args.file).read_bytes(), source=args.file).name
+        except (OSError, BoardwrightError):
+            pass  # formats.read below reports the same problem with the full message
+    with _reported_warnings() as found:
         ds = formats.read(args.file, format=args.from_format, strict=args.strict)
-    fmt = args.from_format or data_fmt
+    fmt = args.from_format or detected or "?"
     incomplete = [b.number for b in ds if b.deal is None or not b.deal.is_complete]
     odd = [b.number for b in ds if not b.standard_markings]
+    numbers = ds.numbers
+    repeated = sorted({n for n in numbers if numbers.count(n) > 1})
     print(f"{args.file}: {fmt}, {len(ds)} boards ({ds.describe_range()})"
           + (", sealed" if ds.sealed else ""))
-    for w in caught:
-        print(f"  warning: {w.message}")
+    for line in found:
+        print(f"  warning: {line}")
     if incomplete:
-        print(f"  boards without a full deal: {', '.join(map(str, incomplete))}")
+        print(f"  boards without a full deal: {_numbers(incomplete)}")
+    if repeated:
+        print(f"  board numbers that appear more than once: {_numbers(repeated)}")
     if odd:
-        print(f"  boards whose dealer or vulnerability differ from the standard cycle: "
-              f"{', '.join(map(str, odd))}")
-    if not caught and not incomplete:
+        print("  boards whose dealer or vulnerability differ from the standard cycle: "
+              f"{_numbers(odd)}")
+    if not (found or incomplete or repeated):
         print("  every board holds a full, valid deal")
-    if incomplete and args.strict:
-        raise BoardwrightError(f"{args.file}: {len(incomplete)} boards lack a full deal")
+        return 0
+    if args.strict:
+        problems = [f"{len(x)} {what}" for x, what in (
+            (incomplete, "boards lack a full deal"), (repeated, "board numbers repeat"),
+            (found, "warnings")) if x]
+        raise BoardwrightError(f"{args.file}: {'; '.join(problems)}")
+    return 1
+
+
+def _numbers(nums: list[int]) -> str:
+    return ", ".join(map(str, nums))
+
+
+def _store():  # type: ignore[no-untyped-def]
+    # Imported here so `deals show` and friends never pay for SQLAlchemy.
+    from dealer.store import Store
+
+    return Store.open()
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    ds = _read(args.file, args.from_format)
+    with _store() as store:
+        set_id = store.save(ds, event=args.event, name=args.name or Path(args.file).name,
+                            source=str(args.file))
+    event = args.event or ds.meta.get("Event") or "(no event)"
+    print(f"saved {len(ds)} boards ({ds.describe_range()}) as deal set {set_id}, event {event}")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    with _store() as store:
+        sets = store.list()
+    if not sets:
+        print("the store holds no deal sets (add one with `boardwright deals import FILE`)")
+        return 0
+    print(f"{'id':>4}  {'boards':>6}  {'range':<9} {'event':<24} {'date':<10}  name")
+    for s in sets:
+        rng = f"{s.first}-{s.last}" if s.first is not None else "-"
+        name = s.name + (" (sealed)" if s.sealed else "")
+        print(f"{s.id:>4}  {s.boards:>6}  {rng:<9} {s.event[:24]:<24} {s.date[:10]:<10}  {name}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    with _store() as store:
+        ds = store.load(args.id)
+    fmt = formats.write(ds, args.output, format=args.format)
+    print(f"wrote deal set {args.id} ({len(ds)} boards) to {args.output} ({fmt.name})")
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    with _store() as store:
+        store.delete(args.id)
+    print(f"deleted deal set {args.id}")
     return 0

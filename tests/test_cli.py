@@ -1,0 +1,193 @@
+"""The `boardwright` command, run as a real subprocess through its installed entry point."""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dealer import formats
+
+BIN = Path(sys.executable).parent / "boardwright"
+# Inputs in order of preference; formats still being written may be missing from the registry.
+PREFERRED = ("pbn", "dup", "dlm", "bri", "dge", "lin")
+
+
+def run(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+        ) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, "PYTHONWARNINGS": "default", **(env or {})}
+    return subprocess.run([str(BIN), *args], capture_output=True, text=True, timeout=120,
+                          env=full_env, cwd=cwd)
+
+
+def assert_one_line_error(p: subprocess.CompletedProcess[str], *needles: str) -> None:
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    assert "Traceback" not in p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    assert lines[0].startswith("boardwright: ")
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+
+@pytest.fixture(scope="module")
+def club36(corpus: Path) -> Path:
+    for name in PREFERRED:
+        if name in formats.names():
+            return corpus / "bigdeal" / f"club36.{name}"
+    pytest.skip(f"no reader for any of {PREFERRED} is registered yet")
+
+
+@pytest.fixture
+def instance(tmp_path: Path) -> dict[str, str]:
+    return {"BOARDWRIGHT_INSTANCE": str(tmp_path / "instance")}
+
+
+def test_help_lists_the_nouns() -> None:
+    p = run("--help")
+    assert p.returncode == 0
+    assert "deals" in p.stdout and "demo" in p.stdout
+    p = run("deals", "--help")
+    for verb in ("convert", "show", "check", "import", "list", "export", "delete"):
+        assert verb in p.stdout
+    p = run("nosuchnoun")
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+
+
+def test_show_one_board_as_a_diagram(club36: Path) -> None:
+    p = run("deals", "show", str(club36), "--board", "3")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    # board 3 of the 16-board cycle: South deals, East-West vulnerable
+    assert out.splitlines()[:3] == [line.rstrip() for line in out.splitlines()[:3]]
+    assert out.startswith("Board 3 ")
+    assert "Dealer South" in out and "Vul E-W" in out
+    assert out.count("♠") == 4 and out.count("♥") == 4 and out.count("♦") == 4
+    box = [line for line in out.splitlines() if "│" in line]
+    hcp = [int(n) for line in box for n in re.findall(r"\d+", line.split("│")[1])]
+    assert len(hcp) == 4 and sum(hcp) == 40
+    assert "Board 4" not in out
+
+
+def test_show_all_boards(club36: Path) -> None:
+    p = run("deals", "show", str(club36))
+    assert p.returncode == 0
+    assert [int(n) for n in re.findall(r"^Board (\d+)", p.stdout, re.M)] == list(range(1, 37))
+    assert p.stdout.count("Dealer North") == 9  # boards 1, 5, 9, 13 ... 33
+
+
+def test_show_a_missing_board(club36: Path) -> None:
+    assert_one_line_error(run("deals", "show", str(club36), "--board", "99"), "board 99")
+
+
+def test_check_a_good_file(club36: Path) -> None:
+    p = run("deals", "check", str(club36))
+    assert p.returncode == 0, p.stderr
+    assert "36 boards (1-36)" in p.stdout
+    assert "every board holds a full, valid deal" in p.stdout
+
+
+@pytest.mark.parametrize("target", ["pbn", "dup", "dlm", "bri", "dge", "lin"])
+def test_convert_to_each_format_keeps_the_deals(club36: Path, tmp_path: Path,
+                                                target: str) -> None:
+    if target not in formats.names() or formats.get(target).dumps is None:
+        pytest.skip(f"the {target} writer is not registered yet")
+    out = tmp_path / f"out.{target}"
+    p = run("deals", "convert", str(club36), str(out))
+    assert p.returncode == 0, p.stderr
+    assert f"wrote 36 boards to {out}" in p.stdout
+    original, back = formats.read(club36), formats.read(out)
+    assert back.deals == original.deals
+    assert [(b.number, b.dealer, b.vulnerability) for b in back] == \
+        [(b.number, b.dealer, b.vulnerability) for b in original]
+
+
+def test_convert_with_explicit_format_and_unknown_format(club36: Path, tmp_path: Path) -> None:
+    writable = [n for n in formats.names() if formats.get(n).dumps is not None]
+    out = tmp_path / "no-extension"
+    p = run("deals", "convert", str(club36), str(out), "--format", writable[0])
+    assert p.returncode == 0, p.stderr
+    assert formats.read(out).deals == formats.read(club36).deals
+    assert_one_line_error(run("deals", "convert", str(club36), str(tmp_path / "x.zzz")),
+                          "unknown format")
+    assert_one_line_error(run("deals", "convert", str(club36), str(tmp_path / "nodir" / "x.dup"),
+                              "--format", writable[0]), "cannot write", "nodir")
+
+
+BROKEN = {
+    "empty.pbn": b"",
+    "garbage.dup": bytes(range(256)) * 3,
+    "text.txt": b"this is a shopping list, not a deal file\nmilk\neggs\n",
+    "badutf8.pbn": b'[Event "\xff\xfe\xfa"]\n[Board "1"]\n[Deal "N:\xff"]\n',
+}
+
+
+@pytest.mark.parametrize("verb", ["show", "check", "convert", "import"])
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_broken_files_give_one_line_naming_the_file(tmp_path: Path, instance: dict[str, str],
+                                                    verb: str, name: str) -> None:
+    bad = tmp_path / name
+    bad.write_bytes(BROKEN[name])
+    extra = [str(tmp_path / "out.dup")] if verb == "convert" else []
+    p = run("deals", verb, str(bad), *extra, env=instance)
+    assert_one_line_error(p, str(bad))
+    assert not (tmp_path / "out.dup").exists()
+
+
+def test_truncated_file_is_reported(club36: Path, tmp_path: Path) -> None:
+    data = club36.read_bytes()
+    bad = tmp_path / f"truncated{club36.suffix}"
+    bad.write_bytes(data[: len(data) // 3])
+    p = run("deals", "check", str(bad))
+    assert "Traceback" not in p.stderr
+    if p.returncode == 2:
+        assert_one_line_error(p, str(bad))
+    else:  # a lenient reader may keep the whole boards it found; check must then say so
+        assert p.returncode == 1, (p.stdout, p.stderr)
+        assert "36 boards" not in p.stdout
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    for verb in ("show", "check"):
+        assert_one_line_error(run("deals", verb, str(tmp_path / "nope.pbn")),
+                              str(tmp_path / "nope.pbn"), "cannot open")
+
+
+def test_import_list_export_delete(club36: Path, tmp_path: Path,
+                                   instance: dict[str, str]) -> None:
+    p = run("deals", "list", env=instance)
+    assert p.returncode == 0 and "holds no deal sets" in p.stdout
+    p = run("deals", "import", str(club36), "--event", "Monday pairs", env=instance)
+    assert p.returncode == 0, p.stderr
+    assert "saved 36 boards (1-36) as deal set 1, event Monday pairs" in p.stdout
+    db = Path(instance["BOARDWRIGHT_INSTANCE"]) / "boardwright.sqlite"
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM boards").fetchone() == (36,)
+    p = run("deals", "list", env=instance)
+    assert p.returncode == 0
+    row = p.stdout.splitlines()[1].split()
+    assert row[:3] == ["1", "36", "1-36"] and "Monday" in row and club36.name in row
+    writable = [n for n in formats.names() if formats.get(n).dumps is not None]
+    out = tmp_path / f"back.{writable[0]}"
+    p = run("deals", "export", "1", str(out), env=instance)
+    assert p.returncode == 0, p.stderr
+    assert formats.read(out).deals == formats.read(club36).deals
+    assert_one_line_error(run("deals", "export", "7", str(out), env=instance), "no deal set 7")
+    p = run("deals", "delete", "1", env=instance)
+    assert p.returncode == 0 and "deleted deal set 1" in p.stdout
+    assert "holds no deal sets" in run("deals", "list", env=instance).stdout
+
+
+def test_store_problems_are_one_line(tmp_path: Path) -> None:
+    env = {"BOARDWRIGHT_DATABASE_URL": "postgresql+psycopg://u:pw@/x?host=/nonexistent&port=1"}
+    assert_one_line_error(run("deals", "list", env=env), "cannot open the database")
+    inst = tmp_path / "inst"
+    inst.mkdir()
+    (inst / "boardwright.toml").write_text("database_url = \n")
+    assert_one_line_error(run("deals", "list", env={"BOARDWRIGHT_INSTANCE": str(inst)}),
+                          "boardwright.toml")
