@@ -191,3 +191,21 @@ def test_store_problems_are_one_line(tmp_path: Path) -> None:
     (inst / "boardwright.toml").write_text("database_url = \n")
     assert_one_line_error(run("deals", "list", env={"BOARDWRIGHT_INSTANCE": str(inst)}),
                           "boardwright.toml")
+
+
+def test_demo_runs_the_tour(tmp_path: Path, instance: dict[str, str]) -> None:
+    p = run("demo", env=instance, cwd=tmp_path)
+    assert p.returncode == 0, (p.stdout, p.stderr)
+    assert "Traceback" not in p.stderr and "DIFFERENT" not in p.stdout
+    demo = Path(instance["BOARDWRIGHT_INSTANCE"]) / "demo"
+    written = sorted(f.suffix[1:] for f in demo.iterdir())
+    assert written, "the demo wrote no deal files"
+    for name in written:
+        assert re.search(rf"^   {name} .*read back: identical$", p.stdout, re.M), name
+    assert re.search(r"^Board 1 .*♠", p.stdout, re.M) and "Dealer North" in p.stdout
+    db = Path(instance["BOARDWRIGHT_INSTANCE"]) / "boardwright.sqlite"
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM boards").fetchone() == (36,)
+    # every file the demo wrote holds the same 36 deals
+    deals = {name: formats.read(demo / f"demo.{name}").deals for name in written}
+    assert len({tuple(d) for d in deals.values()}) == 1

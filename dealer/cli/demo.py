@@ -1,37 +1,113 @@
 """``boardwright demo``: the main job on embedded defaults.
 
-For now a short tour: make a deal set, convert it between formats, show a board.
+For now a short tour of the deal core: make a 36-board set, save it in the
+store, convert it through every deal-file format that is installed, and show a
+board as a diagram. Later issues grow this into the panel with the emulated
+dealing machine; :func:`tour` stays a plain function they can call or extend.
+
+>>> import tempfile
+>>> with tempfile.TemporaryDirectory() as d:
+...     result = tour(Path(d), database_url="sqlite://", say=lambda *a: None)
+>>> result.ok, result.boards
+(True, 36)
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
+
+from dealer.errors import BoardwrightError
+
+# The formats the tour would like to show, in this order; any not installed is skipped.
+TOUR_FORMATS = ("pbn", "lin", "dup", "dlm", "bri", "dge")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="a guided tour on embedded defaults")
-    p.add_argument("--out", default="instance/demo", help="folder for the demo's files")
+    p.add_argument("--out", help="folder for the demo's files (default: INSTANCE/demo)")
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+@dataclass
+class TourResult:
+    """What the tour did, for callers and tests."""
+
+    boards: int = 0
+    set_id: int | None = None
+    files: dict[str, Path] = field(default_factory=dict)
+    identical: dict[str, bool] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and all(self.identical.values())
+
+
+def tour(out: Path, *, database_url: str | None = None,
+         say: Callable[..., None] = print) -> TourResult:
+    """Run the tour, writing files into ``out`` and the set into the store."""
     from dealer import formats
     from dealer.diagram import board_diagram
     from dealer.generate import random_dealset
+    from dealer.store import Store
 
-    out = Path(args.out)
+    result = TourResult()
     out.mkdir(parents=True, exist_ok=True)
     ds = random_dealset(range(1, 37), event="boardwright demo")
-    pbn = out / "demo.pbn"
-    formats.write(ds, pbn)
-    print(f"1. Made 36 boards: {pbn}")
-    for name in ("dup", "dlm", "lin", "bri", "dge"):
+    ds.meta["Date"] = date.today().strftime("%Y.%m.%d")
+    result.boards = len(ds)
+    say("1. Dealt 36 boards with the operating system's random source.")
+
+    with Store.open(database_url) as store:
+        result.set_id = store.save(ds, name="demo")
+        same = store.load(result.set_id).deals == ds.deals
+        where = store.engine.url.render_as_string(hide_password=True)
+    if not same:
+        result.problems.append("the store gave back different deals")
+    say(f"2. Saved them in the store as deal set {result.set_id} ({where}) and read them "
+        f"back: {'identical' if same else 'DIFFERENT'}.")
+
+    installed = formats.names()
+    say("3. Converted them from format to format, each file read back by content:")
+    source = ds  # each format is written from the previous one's read-back: a chain
+    for name in TOUR_FORMATS:
+        if name not in installed or formats.get(name).dumps is None:
+            result.skipped.append(name)
+            continue
         target = out / f"demo.{name}"
-        formats.write(formats.read(pbn), target)
-        back = formats.read(target)
-        same = [b.deal for b in back] == [b.deal for b in ds]
-        print(f"2. Converted to {target} and read it back: {'identical' if same else 'DIFFERENT'}")
-    print("3. Board 1:\n")
-    print(board_diagram(formats.read(out / "demo.dup").board(1)))
-    return 0
+        try:
+            formats.write(source, target, format=name)
+            back = formats.read(target)  # detected from the content, not the name
+        except BoardwrightError as exc:
+            result.problems.append(f"{name}: {exc}")
+            say(f"   {name:<4} failed: {exc}")
+            continue
+        ok = back.deals == ds.deals and back.numbers == ds.numbers
+        result.files[name] = target
+        result.identical[name] = ok
+        source = back
+        say(f"   {name:<4} {target}  read back: {'identical' if ok else 'DIFFERENT'}")
+    if result.skipped:
+        say(f"   (not installed yet: {', '.join(result.skipped)})")
+
+    say("4. Board 1 as a hand diagram:\n")
+    say(board_diagram(ds.board(1)))
+    say("")
+    say("Next: `boardwright deals show FILE`, `boardwright deals list`, `make test`.")
+    return result
+
+
+def run(args: argparse.Namespace) -> int:
+    from dealer.config import Settings
+
+    settings = Settings.load()
+    out = Path(args.out) if args.out else settings.instance / "demo"
+    result = tour(out, database_url=settings.database_url)
+    for problem in result.problems:
+        print(f"boardwright: demo: {problem}")
+    return 0 if result.ok else 1
