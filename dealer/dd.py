@@ -1,0 +1,260 @@
+"""Double-dummy tables and par, through endplay (which wraps Bo Haglund's DDS).
+
+A :class:`DDTable` holds the 20 trick counts: each declarer (N, E, S, W) in
+each strain (♣ ♦ ♥ ♠ NT). :func:`solve` computes tables for many deals in
+batches of up to 32 (DDS's ``CalcAllTables`` limit for five strains), which
+DDS spreads over every core; a :class:`DDCache` keeps each solved table by
+deal so nothing is solved twice. :func:`par` gives the par score (always from
+North-South's side) and the par contracts for a board's dealer and
+vulnerability, as DDS's ``DealerPar`` does.
+
+>>> from dealer import Deal
+>>> d = Deal.from_pbn("N:QJ6.K652.J85.T98 873.J97.AT764.Q4 K5.T83.KQ9.A7652 AT942.AQ4.32.KJ3")
+>>> t = solve([d])[0]
+>>> t.tricks(Seat.EAST, Strain.SPADES), t.tricks(Seat.NORTH, Strain.NOTRUMP)
+(8, 6)
+>>> p = par(t, Vulnerability.NONE, Seat.NORTH)
+>>> p.score, p.dds_text()
+(-110, '2S-EW')
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from dealer.cards import Strain
+from dealer.deal import Deal
+from dealer.errors import BoardwrightError
+from dealer.seats import Seat, Vulnerability
+
+# DDS orders strains S, H, D, C, NT; boardwright's Strain is C, D, H, S, NT.
+_DDS_STRAIN = (3, 2, 1, 0, 4)  # DDS strain index -> Strain value
+_DDS_DENOM = {0: Strain.NOTRUMP, 1: Strain.SPADES, 2: Strain.HEARTS, 3: Strain.DIAMONDS,
+              4: Strain.CLUBS}  # DealerPar's contract denominations
+_VUL_DDS = {Vulnerability.NONE: 0, Vulnerability.BOTH: 1, Vulnerability.NS: 2, Vulnerability.EW: 3}
+MAX_BATCH = 32
+
+
+class DDError(BoardwrightError):
+    """Double-dummy analysis failed (a partial deal, or endplay is missing)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DDTable:
+    """Tricks for each declarer in each strain; ``cells[strain * 4 + seat]``."""
+
+    cells: tuple[int, ...]
+
+    def tricks(self, declarer: Seat, strain: Strain) -> int:
+        return self.cells[int(strain) * 4 + int(declarer)]
+
+    def to_bytes(self) -> bytes:
+        return bytes(self.cells)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> DDTable:
+        return cls(tuple(data))
+
+    def makeable(self, declarer: Seat, strain: Strain) -> int:
+        """The highest makeable level (0 when not even one)."""
+        return max(0, self.tricks(declarer, strain) - 6)
+
+    def double_dummy_tricks(self) -> str:
+        """BridgeComposer's ``DoubleDummyTricks``: 20 hex digits, N S E W × NT S H D C."""
+        order = (Strain.NOTRUMP, Strain.SPADES, Strain.HEARTS, Strain.DIAMONDS, Strain.CLUBS)
+        return "".join(f"{self.tricks(seat, s):x}"
+                       for seat in (Seat.NORTH, Seat.SOUTH, Seat.EAST, Seat.WEST) for s in order)
+
+
+@dataclass(frozen=True, slots=True)
+class ParContract:
+    """One par contract: ``level`` ``strain`` by ``declarers`` ("NS", "E" ...)."""
+
+    level: int
+    strain: Strain
+    declarers: str
+    doubled: bool
+    result: int  # overtricks (+) or undertricks (-)
+
+    def dds_text(self) -> str:
+        """DDS's notation: ``4S*-EW-1``, ``3N-NS``, ``1N-E+1``."""
+        strain = "N" if self.strain is Strain.NOTRUMP else self.strain.letter
+        res = f"{self.result:+d}" if self.result else ""
+        return f"{self.level}{strain}{'*' if self.doubled else ''}-{self.declarers}{res}"
+
+    def text(self) -> str:
+        """For people: ``EW 4♠x-1``, ``NS 3NT=``."""
+        res = f"{self.result:+d}" if self.result else "="
+        return f"{self.declarers} {self.level}{self.strain.symbol}{'x' if self.doubled else ''}{res}"
+
+
+@dataclass(frozen=True, slots=True)
+class Par:
+    """Par score (North-South's view) and the par contracts."""
+
+    score: int
+    contracts: tuple[ParContract, ...]
+
+    def dds_text(self) -> str:
+        return " ".join(c.dds_text() for c in self.contracts) or "pass"
+
+    def text(self) -> str:
+        """``NS +420: NS 4♠=``, as a hand record prints it."""
+        if not self.contracts:
+            return "Par 0: passed out"
+        return f"Par {self.score:+d}: " + ", ".join(c.text() for c in self.contracts)
+
+    def optimum_score(self) -> str:
+        """PBN ``OptimumScore``: ``"NS 420"`` or ``"NS -110"``."""
+        return f"NS {self.score}"
+
+
+# --------------------------------------------------------------------------- cache
+class DDCache:
+    """Solved tables by deal, in an SQLite file (``dd_tables``: 26-byte deal, 20-byte table).
+
+    Keyed by :attr:`Deal.bits` in the store's 26-byte deal encoding, so the
+    table can later move into the store's database unchanged.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS dd_tables "
+                         "(deal BLOB PRIMARY KEY, tricks BLOB NOT NULL)")
+        self._db.commit()
+
+    @staticmethod
+    def key(deal: Deal) -> bytes:
+        return deal.bits.to_bytes(26, "big")
+
+    def get_many(self, deals: Sequence[Deal]) -> dict[Deal, DDTable]:
+        out: dict[Deal, DDTable] = {}
+        for deal in deals:
+            row = self._db.execute("SELECT tricks FROM dd_tables WHERE deal = ?",
+                                   (self.key(deal),)).fetchone()
+            if row:
+                out[deal] = DDTable.from_bytes(row[0])
+        return out
+
+    def put_many(self, items: dict[Deal, DDTable]) -> None:
+        self._db.executemany("INSERT OR REPLACE INTO dd_tables VALUES (?, ?)",
+                             [(self.key(d), t.to_bytes()) for d, t in items.items()])
+        self._db.commit()
+
+    def __len__(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM dd_tables").fetchone()[0]
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def default_cache() -> DDCache:
+    try:
+        from dealer.config import instance_path
+        folder = instance_path()
+    except ImportError:
+        folder = Path("instance").resolve()
+    return DDCache(folder / "dd-cache.sqlite")
+
+
+# --------------------------------------------------------------------------- solving
+def _endplay() -> tuple[object, object]:
+    try:
+        from endplay import dds, types
+    except ImportError as exc:  # pragma: no cover - endplay is in the dds extra
+        raise DDError("double-dummy analysis needs endplay: pip install 'boardwright[dds]'") from exc
+    return dds, types
+
+
+def _from_dds(res: object) -> DDTable:
+    cells = [0] * 20
+    for dds_strain in range(5):
+        row = res.resTable[dds_strain]  # type: ignore[attr-defined]
+        for seat in range(4):
+            cells[_DDS_STRAIN[dds_strain] * 4 + seat] = row[seat]
+    return DDTable(tuple(cells))
+
+
+def solve(deals: Sequence[Deal], *, cache: DDCache | None = None,
+          progress: bool = False) -> list[DDTable]:
+    """Double-dummy tables for ``deals``, in order; cached ones are not solved again."""
+    for i, d in enumerate(deals):
+        if d.partial or not d.is_complete:
+            raise DDError(f"deal {i + 1} is not a full deal; double-dummy needs all 52 cards")
+    known: dict[Deal, DDTable] = cache.get_many(deals) if cache else {}
+    todo = list(dict.fromkeys(d for d in deals if d not in known))
+    if todo:
+        dds, types = _endplay()
+        start = time.monotonic()
+        solved: dict[Deal, DDTable] = {}
+        for lo in range(0, len(todo), MAX_BATCH):
+            chunk = todo[lo:lo + MAX_BATCH]
+            eds = [types.Deal(d.to_pbn()) for d in chunk]  # type: ignore[attr-defined]
+            tables = dds.calc_all_tables(eds)  # type: ignore[attr-defined]
+            for d, t in zip(chunk, tables, strict=True):
+                solved[d] = _from_dds(t._data)
+            if cache:
+                cache.put_many({d: solved[d] for d in chunk})
+            if progress:
+                done = lo + len(chunk)
+                sys.stderr.write(f"\rdouble-dummy: {done}/{len(todo)} deals, "
+                                 f"{time.monotonic() - start:.1f}s")
+                sys.stderr.flush()
+        if progress:
+            sys.stderr.write("\n")
+        known.update(solved)
+    return [known[d] for d in deals]
+
+
+def par(table: DDTable, vulnerability: Vulnerability, dealer: Seat) -> Par:
+    """Par for the board's dealer and vulnerability (DDS ``DealerParBin``)."""
+    import endplay._dds as _dds  # noqa: PLC0415 - optional dependency
+
+    _endplay()
+    res = _dds.ddTableResults()
+    for dds_strain in range(5):
+        for seat in range(4):
+            res.resTable[dds_strain][seat] = table.cells[_DDS_STRAIN[dds_strain] * 4 + seat]
+    out = _dds.parResultsMaster()
+    _dds.DealerParBin(res, out, int(dealer), _VUL_DDS[vulnerability])
+    contracts = []
+    for i in range(out.number):
+        c = out.contracts[i]
+        seats = ("N", "E", "S", "W", "NS", "EW")[c.seats]
+        result = c.overTricks if c.overTricks else -c.underTricks
+        contracts.append(ParContract(c.level, _DDS_DENOM[c.denom], seats,
+                                     bool(c.underTricks), result))
+    return Par(out.score, tuple(contracts))
+
+
+# --------------------------------------------------------------------------- PBN tags
+def pbn_tags(table: DDTable, p: Par) -> tuple[dict[str, str], dict[str, str]]:
+    """Tags and sections for a PBN board: ``OptimumScore``, ``ParContract``,
+    ``DoubleDummyTricks`` and the ``OptimumResultTable`` section (PBN 2.1 §5.7)."""
+    order = (Strain.NOTRUMP, Strain.SPADES, Strain.HEARTS, Strain.DIAMONDS, Strain.CLUBS)
+    rows = [f"{seat.letter} {'NT' if s is Strain.NOTRUMP else s.letter} {table.tricks(seat, s)}"
+            for seat in Seat for s in order]
+    tags = {
+        "OptimumScore": p.optimum_score(),
+        "ParContract": " ".join(c.dds_text() for c in p.contracts) or "Pass",
+        "DoubleDummyTricks": table.double_dummy_tricks(),
+        "OptimumResultTable": "Declarer;Denomination\\2R;Result\\2R",
+    }
+    return tags, {"OptimumResultTable": "\n".join(rows)}
+
+
+def analyse(boards: Iterable[object], *, cache: DDCache | None = None,
+            progress: bool = False) -> list[tuple[DDTable, Par]]:
+    """Tables and pars for boards (anything with ``deal``, ``dealer``, ``vulnerability``)."""
+    boards = list(boards)
+    tables = solve([b.deal for b in boards], cache=cache, progress=progress)  # type: ignore[attr-defined]
+    return [(t, par(t, b.vulnerability, b.dealer))  # type: ignore[attr-defined]
+            for t, b in zip(tables, boards, strict=True)]
