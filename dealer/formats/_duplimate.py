@@ -18,8 +18,9 @@ True
 
 from __future__ import annotations
 
+import functools
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from dealer.board import Board, DealSet
 from dealer.cards import Card
@@ -49,6 +50,22 @@ def bri_number(card: Card | int) -> int:
     """The Duplimate number (1 = ♠A … 52 = ♣2) of ``card``."""
     suit, rank_index = divmod(int(card), 13)
     return (3 - suit) * 13 + 12 - rank_index + 1
+
+
+def names_file(fmt: str) -> Callable[[Callable[..., DealSet]], Callable[..., DealSet]]:
+    """Decorate a ``loads`` so that every error it raises names the file and the format."""
+
+    def wrap(loads: Callable[..., DealSet]) -> Callable[..., DealSet]:
+        @functools.wraps(loads)
+        def inner(data: bytes, *, source: str = "<data>", **options: object) -> DealSet:
+            try:
+                return loads(data, source=source, **options)
+            except FormatError as exc:
+                raise exc.located(path=source, format=fmt) from None
+
+        return inner
+
+    return wrap
 
 
 class Reader:

@@ -23,10 +23,10 @@ import io
 import re
 
 from dealer.board import Board, DealSet
-from dealer.deal import Deal
-from dealer.errors import BoardwrightError
+from dealer.cards import Card
+from dealer.errors import BoardwrightError, FormatError
 from dealer.formats import Format
-from dealer.formats._duplimate import RANK_CHARS, Reader
+from dealer.formats._duplimate import RANK_CHARS, Reader, _deal_from_masks, names_file
 from dealer.hand import Hand
 from dealer.seats import Seat, Vulnerability
 
@@ -61,6 +61,7 @@ def sniff(data: bytes) -> int:
     return 0
 
 
+@names_file("csv")
 def loads(data: bytes, *, source: str = "<data>", strict: bool = False) -> DealSet:
     """Read Big Deal's CSV."""
     rd = Reader(source, strict, "csv")
@@ -105,7 +106,7 @@ def _board(row: list[str], lineno: int, rd: Reader, seen: dict[int, int]) -> Boa
     if not m:
         raise rd.error(f"{row[17]!r} is not dealer/vulnerability like 'N/-' or 'E/NS'",
                        line=lineno, board=number, field="dealer/vulnerability")
-    hands = []
+    masks: list[int] = []
     for s, seat in enumerate(_SEATS):
         holdings = [f.strip().upper() for f in row[4 * s:4 * s + 4]]
         for suit, h in zip(_SUITS, holdings, strict=True):
@@ -113,13 +114,19 @@ def _board(row: list[str], lineno: int, rd: Reader, seen: dict[int, int]) -> Boa
                 raise rd.error(f"{h!r} is not a holding of ranks AKQJT98765432", line=lineno,
                                board=number, field=f"{seat} {suit}")
         try:
-            hands.append(Hand.from_pbn(".".join(holdings)))
+            mask = Hand.from_pbn(".".join(holdings)).mask
         except BoardwrightError as exc:
             raise rd.error(str(exc), line=lineno, board=number, field=seat) from None
+        for earlier, other in enumerate(masks):
+            if other & mask:
+                card = Card((other & mask).bit_length() - 1)
+                raise rd.error(f"{card.symbol} is given twice ({_SEATS[earlier]} and {seat})",
+                               line=lineno, board=number, field=seat)
+        masks.append(mask)
     try:
-        deal = Deal(hands)
-    except BoardwrightError as exc:
-        raise rd.error(str(exc), line=lineno, board=number, field="cards") from None
+        deal = _deal_from_masks(masks, number, "cards")
+    except FormatError as exc:
+        raise rd.error(exc.message, line=lineno, board=number, field="cards") from None
     return Board(number, deal, Seat.parse(m.group(1)), Vulnerability.parse(m.group(2)))
 
 

@@ -22,6 +22,7 @@ from dealer.formats._duplimate import (
     Reader,
     decode_bri,
     encode_bri,
+    names_file,
     split_records,
     writable_boards,
 )
@@ -58,6 +59,7 @@ def sniff(data: bytes) -> int:
     return score
 
 
+@names_file("bri")
 def loads(data: bytes, *, source: str = "<data>", strict: bool = False,
           first_board: int = 1) -> DealSet:
     """Read BRI records; boards are numbered from ``first_board``."""

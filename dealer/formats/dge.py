@@ -23,6 +23,7 @@ from dealer.formats._duplimate import (
     Reader,
     decode_dge,
     encode_dge,
+    names_file,
     split_records,
     writable_boards,
 )
@@ -57,6 +58,7 @@ def sniff(data: bytes) -> int:
     return score
 
 
+@names_file("dge")
 def loads(data: bytes, *, source: str = "<data>", strict: bool = False,
           first_board: int = 1) -> DealSet:
     """Read DGE records; boards are numbered from ``first_board``."""

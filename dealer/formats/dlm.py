@@ -57,6 +57,7 @@ from dealer.formats._duplimate import (
     _deal_from_masks,
     bri_number,
     card_from_bri,
+    names_file,
     writable_boards,
 )
 
@@ -140,6 +141,7 @@ def sniff(data: bytes) -> int:
     return 0
 
 
+@names_file("dlm")
 def loads(data: bytes, *, source: str = "<data>", strict: bool = False) -> DealSet:
     """Read a DLM file, verifying its checksums."""
     rd = Reader(source, strict, "dlm")

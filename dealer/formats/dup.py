@@ -32,6 +32,7 @@ True
 from __future__ import annotations
 
 from dealer.board import Board, DealSet
+from dealer.errors import FormatError
 from dealer.formats import Format
 from dealer.formats._duplimate import (
     BRI_LEN,
@@ -41,6 +42,7 @@ from dealer.formats._duplimate import (
     decode_dge,
     encode_bri,
     encode_dge,
+    names_file,
     split_records,
     writable_boards,
 )
@@ -74,6 +76,7 @@ def _number(field: bytes, name: str, rd: Reader, board: int) -> int | None:
     return None
 
 
+@names_file("dup")
 def loads(data: bytes, *, source: str = "<data>", strict: bool = False) -> DealSet:
     """Read a DUP file (plain or blind)."""
     rd = Reader(source, strict, "dup")
@@ -99,7 +102,11 @@ def loads(data: bytes, *, source: str = "<data>", strict: bool = False) -> DealS
                 rd.deviation("the screen (DGE) part is blank, which only the first board "
                              "of a blind file has", board=number, field="DGE part")
         else:
-            shown = decode_dge(dge, board=number, offset=i * RECORD + _DGE_START)
+            try:
+                shown = decode_dge(dge, board=number, offset=i * RECORD + _DGE_START)
+            except FormatError as exc:
+                raise rd.error(f"screen (DGE) part: {exc.message}", board=number,
+                               field=exc.field) from None
             if shown != deal:
                 raise rd.error("the screen (DGE) part shows a different deal from the "
                                "dealing (BRI) part", board=number, field="DGE part")
