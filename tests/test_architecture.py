@@ -1,0 +1,137 @@
+"""The import rules of the ports-and-adapters design, enforced by reading the source.
+
+* ``dealer`` (the core) imports only the standard library, itself, and the
+  third-party packages in :data:`CORE_THIRD_PARTY`.
+* An adapter (``vision``, ``firmware_bridge``, ``webpanel``) may import ``dealer``
+  and any library, but never another adapter or the rig.
+* ``rig.py`` is the one module allowed to wire several adapters together.
+
+See docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORE = "dealer"
+ADAPTERS = ("vision", "firmware_bridge", "webpanel")
+RIG = "rig"
+# Third-party packages the core may use: storage, double-dummy analysis, PDF output, and
+# numpy for vectorised deal generation. Anything else belongs in an adapter.
+CORE_THIRD_PARTY = frozenset({"sqlalchemy", "alembic", "numpy", "endplay", "reportlab"})
+# Named so a violation reads plainly; they are also simply not in the allowed set.
+CORE_FORBIDDEN = frozenset({"flask", "werkzeug", "cv2", "serial", "pyzbar", "zxingcpp",
+                            *ADAPTERS, RIG})
+STDLIB = frozenset(sys.stdlib_module_names)
+
+
+def imported_modules(source: str, filename: str = "<src>") -> list[tuple[int, str]]:
+    """(line, top-level module) for every absolute import, including imports inside
+    functions and ``TYPE_CHECKING`` blocks, and ``importlib.import_module("x")`` calls
+    with a literal name."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name.split(".")[0]) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.lineno, node.module.split(".")[0]))
+        elif (isinstance(node, ast.Call) and node.args
+              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+              and ((isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+                   or (isinstance(node.func, ast.Name)
+                       and node.func.id in ("import_module", "__import__")))):
+            name = node.args[0].value
+            if not name.startswith("."):
+                found.append((node.lineno, name.split(".")[0]))
+    return found
+
+
+def violations(source: str, package: str, filename: str = "<src>") -> list[str]:
+    """The import-rule violations of one file belonging to ``package``."""
+    out = []
+    for line, mod in imported_modules(source, filename):
+        where = f"{filename}:{line}"
+        if package == CORE:
+            if mod in CORE_FORBIDDEN:
+                out.append(f"{where}: the core imports {mod!r} (an adapter concern)")
+            elif mod not in STDLIB and mod != CORE and mod not in CORE_THIRD_PARTY:
+                out.append(f"{where}: the core imports third-party {mod!r}, which is not in "
+                           f"the allowed set {sorted(CORE_THIRD_PARTY)}")
+        elif package in ADAPTERS:
+            if mod in ADAPTERS and mod != package:
+                out.append(f"{where}: adapter {package!r} imports adapter {mod!r}; "
+                           "wire them in rig.py instead")
+            elif mod == RIG:
+                out.append(f"{where}: adapter {package!r} imports the rig")
+    return out
+
+
+def _sources() -> list[tuple[str, Path]]:
+    files = [(CORE, p) for p in sorted((ROOT / CORE).rglob("*.py"))]
+    for adapter in ADAPTERS:
+        files += [(adapter, p) for p in sorted((ROOT / adapter).rglob("*.py"))]
+    return files
+
+
+def test_the_scanner_catches_each_kind_of_violation() -> None:
+    assert violations("import cv2", CORE)
+    assert violations("from flask import Flask", CORE)
+    assert violations("def f():\n    import serial.tools", CORE)
+    assert violations("import importlib\nimportlib.import_module('webpanel.app')", CORE)
+    assert violations("import requests", CORE)  # not in the allowed third-party set
+    assert violations("from webpanel import app", "vision")
+    assert violations("import rig", "firmware_bridge")
+    assert not violations("import sqlite3, json\nfrom dealer.deal import Deal\nimport numpy", CORE)
+    assert not violations("from . import sibling\nfrom .x import y", CORE)
+    assert not violations("import cv2\nfrom dealer import Deal", "vision")
+
+
+def test_core_and_adapters_follow_the_import_rules() -> None:
+    problems = []
+    files = _sources()
+    assert any(pkg == CORE for pkg, _ in files), "no dealer sources found"
+    for package, path in files:
+        rel = str(path.relative_to(ROOT))
+        problems += violations(path.read_text(encoding="utf-8"), package, rel)
+    assert problems == [], "\n".join(problems)
+
+
+def test_only_the_rig_may_wire_adapters_together() -> None:
+    # pyproject ships the rig as the one top-level module (another issue writes it).
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert config["tool"]["setuptools"]["py-modules"] == [RIG]
+    # Any other top-level module that pulls in two adapters is a second rig in disguise.
+    problems = []
+    for path in sorted(ROOT.glob("*.py")):
+        if path.stem == RIG:
+            continue
+        mods = {m for _, m in imported_modules(path.read_text(encoding="utf-8"), path.name)}
+        if len(mods & set(ADAPTERS)) > 1:
+            problems.append(f"{path.name} wires adapters {sorted(mods & set(ADAPTERS))}; "
+                            "only rig.py may")
+    assert problems == []
+    rig = ROOT / f"{RIG}.py"
+    if rig.exists():  # the rig may import every adapter, but never the other way round
+        assert violations(rig.read_text(encoding="utf-8"), RIG) == []
+
+
+def test_importing_the_whole_core_loads_no_adapter_library() -> None:
+    # The static scan above cannot see imports made by a library the core uses, so also
+    # import every core module in a fresh interpreter and look at what got loaded.
+    code = (
+        "import importlib, pkgutil, sys, dealer\n"
+        "for m in pkgutil.walk_packages(dealer.__path__, 'dealer.'):\n"
+        # env.py runs only under Alembic; __main__ runs the command line
+        "    if not m.name.startswith(('dealer.migrations', 'dealer.__main__')):\n"
+        "        importlib.import_module(m.name)\n"
+        f"bad = sorted(set({sorted(CORE_FORBIDDEN)!r}) & set(sys.modules))\n"
+        "print(','.join(bad))\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "", f"importing dealer loaded {p.stdout.strip()}"
