@@ -19,7 +19,7 @@ from importlib.metadata import entry_points
 from dealer.errors import BoardwrightError
 
 # Nouns that ship with the core; entry points may add more.
-_BUILTIN = ("dealer.cli.deals", "dealer.cli.demo")
+_BUILTIN = ("dealer.cli.deals", "dealer.cli.demo", "dealer.cli.generation")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -77,6 +77,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("id", type=int)
     d.set_defaults(func=cmd_delete)
 
+    from dealer.cli import generation  # new, commit, verify, seal, teach, analyse (issue 3)
+
+    generation.register_verbs(dsub)
+
 
 @contextmanager
 def _reported_warnings(collected: list[str] | None = None) -> Iterator[list[str]]:

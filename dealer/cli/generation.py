@@ -1,0 +1,399 @@
+"""CLI verbs for making, proving, sealing and analysing deal sets.
+
+``boardwright deals new|recreate|commit|generate|verify|seal|unseal|teach|analyse``
+and the nouns ``boardwright records`` and ``boardwright curtains``.
+
+A set made by ``deals new`` or ``deals teach`` comes with a *secret record*
+(``SET.secret.json``): the 256-bit secret and what was asked, so that
+``deals recreate`` or ``deals unseal`` can rebuild the very same hands. Keep
+it private until the set has been played.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from dealer import formats
+from dealer.board import Board, DealSet
+from dealer.commit import (
+    PublicFile,
+    Session,
+    VerifyError,
+    format_boards,
+    generate,
+    make_commitment,
+    parse_boards,
+    verify,
+)
+from dealer.errors import BoardwrightError
+from dealer.generate import (
+    GENERATOR_NAME,
+    default_registry,
+    keyed_dealset,
+    new_secret,
+    secret_fingerprint,
+)
+
+RECORD_SCHEME = "boardwright-set-v1"
+# Formats whose files can carry a sealed set with its hands hidden by the machine.
+_SEALABLE = ("dlm", "dup")
+
+
+def register_verbs(dsub: argparse._SubParsersAction) -> None:
+    """Add the generation verbs to the ``deals`` noun."""
+    n = dsub.add_parser("new", help="deal a new secure set (OS randomness, recorded secret)")
+    n.add_argument("--boards", required=True, help="board numbers, e.g. 1-36")
+    n.add_argument("--copies", type=int, default=1, help="copies of each board to deal (recorded)")
+    n.add_argument("--seal", action="store_true", help="store the set sealed: no hands shown")
+    n.add_argument("--event", default="", help="event name")
+    n.add_argument("-o", "--output", required=True)
+    n.add_argument("--format", help="output format (default: from the extension)")
+    n.set_defaults(func=cmd_new)
+
+    r = dsub.add_parser("recreate", help="re-make a set from its secret record")
+    r.add_argument("record", help="the SET.secret.json written with the set")
+    r.add_argument("-o", "--output", required=True)
+    r.add_argument("--format")
+    r.set_defaults(func=cmd_recreate)
+
+    c = dsub.add_parser("commit", help="publish a SquareDeal-style commitment before the event")
+    c.add_argument("--event", required=True)
+    c.add_argument("--session", action="append", required=True, metavar="NAME:BOARDS",
+                   help="a session and its boards, e.g. 1:1-24 (repeatable)")
+    c.add_argument("--public-value", required=True, metavar="DESCRIPTION",
+                   help="the public value to come, e.g. 'DJI close on 2026-12-01'")
+    c.add_argument("-o", "--output", required=True, help="the public JSON file")
+    c.add_argument("--secret-out", help="where to write the secret (default: OUTPUT.secret)")
+    c.set_defaults(func=cmd_commit)
+
+    g = dsub.add_parser("generate", help="derive a committed session once the public value is known")
+    g.add_argument("public")
+    g.add_argument("--secret", required=True, help="the secret, or a file holding it")
+    g.add_argument("--public-value", required=True)
+    g.add_argument("--session", required=True)
+    g.add_argument("-o", "--output", required=True)
+    g.add_argument("--format")
+    g.set_defaults(func=cmd_generate)
+
+    v = dsub.add_parser("verify", help="check a deal file against a commitment")
+    v.add_argument("public")
+    v.add_argument("--secret", required=True, help="the revealed secret, or a file holding it")
+    v.add_argument("--public-value", required=True)
+    v.add_argument("--session", help="session name (default: the one whose boards match)")
+    v.add_argument("dealfile")
+    v.set_defaults(func=cmd_verify)
+
+    s = dsub.add_parser("seal", help="hide a set's hands until it is unsealed")
+    s.add_argument("set")
+    s.add_argument("--record", help="its secret record (default: SET.secret.json)")
+    s.add_argument("-o", "--output", help="default: overwrite SET")
+    s.set_defaults(func=cmd_seal)
+
+    u = dsub.add_parser("unseal", help="show a sealed set's hands again")
+    u.add_argument("set")
+    u.add_argument("--record", help="its secret record (default: SET.secret.json)")
+    u.add_argument("-o", "--output", help="default: overwrite SET")
+    u.set_defaults(func=cmd_unseal)
+
+    t = dsub.add_parser("teach", help="deal a teaching set that meets constraints")
+    t.add_argument("constraints", help="e.g. 'north: 15-17 hcp, balanced' or "
+                   "'hcp(north) >= 15 and shape(north, any 4333 + any 4432)'")
+    t.add_argument("--boards", required=True)
+    t.add_argument("--predeal", default="", help="cards fixed to seats, e.g. 'N:AK.. W=SQ,HQ'")
+    t.add_argument("--max-seconds", type=float, default=60.0)
+    t.add_argument("--event", default="")
+    t.add_argument("-o", "--output", required=True)
+    t.add_argument("--format")
+    t.set_defaults(func=cmd_teach)
+
+    a = dsub.add_parser("analyse", aliases=["analyze"], help="add double-dummy tables and par")
+    a.add_argument("set")
+    a.add_argument("-o", "--output", required=True)
+    a.add_argument("--no-cache", action="store_true", help="solve without the instance cache")
+    a.set_defaults(func=cmd_analyse)
+
+
+# --------------------------------------------------------------------------- helpers
+def _record_path(set_path: str, record: str | None) -> Path:
+    return Path(record) if record else Path(set_path + ".secret.json")
+
+
+def _write_record(path: Path, secret: bytes, **what: object) -> None:
+    data = {"scheme": RECORD_SCHEME, "secret": secret.hex(),
+            "fingerprint": secret_fingerprint(secret), "generator": GENERATOR_NAME,
+            "created": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), **what}
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    path.chmod(0o600)  # the secret recreates every hand
+
+
+def _read_record(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise BoardwrightError(f"{path}: no secret record there (it is written beside the set "
+                               "as SET.secret.json)") from None
+    except json.JSONDecodeError as exc:
+        raise BoardwrightError(f"{path}, line {exc.lineno}: not a secret record ({exc.msg})") from None
+    if data.get("scheme") != RECORD_SCHEME or "secret" not in data:
+        raise BoardwrightError(f"{path}: not a boardwright secret record")
+    return data
+
+
+def _build_from_record(data: dict) -> DealSet:
+    secret = bytes.fromhex(data["secret"])
+    numbers = parse_boards(data["boards"])
+    if data.get("constraints"):
+        from dealer.constraints import Constraints, find_deals, parse_predeal
+
+        c = Constraints.parse(data["constraints"], predeal=parse_predeal(data.get("predeal", "")))
+        deals = find_deals(c, len(numbers), key=secret, max_seconds=float("inf"), progress=True)
+        ds = DealSet([Board(n, d) for n, d in zip(numbers, deals, strict=True)],
+                     meta={"Generator": GENERATOR_NAME})
+        if data.get("event"):
+            ds.meta["Event"] = data["event"]
+        return ds
+    return keyed_dealset(secret, numbers, event=data.get("event", ""))
+
+
+def _fmt_name(path: str, explicit: str | None) -> str:
+    return formats.get(explicit or Path(path).suffix).name
+
+
+def _write_set(ds: DealSet, path: str, fmt: str | None) -> str:
+    """Write ``ds``; a sealed set goes to DLM/DUP sealed, elsewhere without its hands."""
+    name = _fmt_name(path, fmt)
+    if ds.sealed and name not in _SEALABLE:
+        # Text formats cannot hide hands, so a sealed file simply has none; the
+        # secret record restores them on unseal.
+        ds = DealSet([Board(b.number, None, b.dealer, b.vulnerability, dict(b.tags))
+                      for b in ds], dict(ds.meta), sealed=True)
+    formats.write(ds, path, format=fmt)
+    return name
+
+
+def _secret_arg(text: str) -> str:
+    p = Path(text)
+    if len(text) != 64 and p.is_file():
+        return p.read_text().strip()
+    return text
+
+
+# --------------------------------------------------------------------------- verbs
+def cmd_new(args: argparse.Namespace) -> int:
+    numbers = parse_boards(args.boards)
+    if args.copies < 1:
+        raise BoardwrightError("--copies must be 1 or more")
+    secret = new_secret()
+    default_registry().claim(secret, f"new {args.output}")
+    ds = keyed_dealset(secret, numbers, event=args.event)
+    ds.meta["Copies"] = str(args.copies)
+    ds.sealed = args.seal
+    record = _record_path(args.output, None)
+    _write_record(record, secret, boards=format_boards(numbers), event=args.event,
+                  copies=args.copies, output=args.output)
+    name = _write_set(ds, args.output, args.format)
+    print(f"wrote {len(ds)} boards ({format_boards(numbers)}) to {args.output} ({name})"
+          + (", sealed" if args.seal else "")
+          + (f", {args.copies} copies of each board" if args.copies > 1 else ""))
+    print(f"secret record: {record} (keep it private; it recreates every hand)")
+    return 0
+
+
+def cmd_recreate(args: argparse.Namespace) -> int:
+    data = _read_record(Path(args.record))
+    ds = _build_from_record(data)
+    name = _write_set(ds, args.output, args.format)
+    print(f"recreated {len(ds)} boards into {args.output} ({name})")
+    return 0
+
+
+def cmd_commit(args: argparse.Namespace) -> int:
+    sessions = []
+    for spec in args.session:
+        name, sep, boards = spec.partition(":")
+        if not sep or not name.strip():
+            raise BoardwrightError(f"--session {spec!r} must look like NAME:BOARDS, e.g. 1:1-24")
+        sessions.append(Session(name.strip(), parse_boards(boards)))
+    pub, secret_hex = make_commitment(args.event, sessions, args.public_value,
+                                      registry=default_registry())
+    secret_out = Path(args.secret_out or args.output + ".secret")
+    secret_out.write_text(secret_hex + "\n")
+    secret_out.chmod(0o600)
+    Path(args.output).write_text(pub.to_json())
+    print(f"public file: {args.output} (publish it now)")
+    print(f"secret: {secret_out} (keep it private until after the event)")
+    print(f"commitment SHA-256: {pub.commitment}")
+    return 0
+
+
+def _load_public(path: str) -> PublicFile:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BoardwrightError(f"{path}: no such public file") from None
+    return PublicFile.from_json(text, source=path)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    pub = _load_public(args.public)
+    ds = generate(pub, _secret_arg(args.secret), args.public_value, args.session)
+    name = _write_set(ds, args.output, args.format)
+    print(f"wrote session {args.session}: {len(ds)} boards ({ds.describe_range()}) "
+          f"to {args.output} ({name})")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    pub = _load_public(args.public)
+    ds = formats.read(args.dealfile)
+    try:
+        report = verify(pub, _secret_arg(args.secret), args.public_value, ds,
+                        session_name=args.session, source=args.dealfile)
+    except VerifyError as exc:
+        raise VerifyError(f"{args.dealfile}: {exc}") from None
+    print(f"OK: {report.message}")
+    return 0
+
+
+def cmd_seal(args: argparse.Namespace) -> int:
+    ds = formats.read(args.set)
+    record = _record_path(args.set, args.record)
+    data = _read_record(record)
+    # Refuse to strip hands that the record could not bring back.
+    again = _build_from_record(data)
+    for b in ds:
+        if b.deal is not None and (b.number not in again.numbers or again.board(b.number).deal != b.deal):
+            raise BoardwrightError(f"{args.set}, board {b.number}: the hands do not follow from "
+                                   f"{record}; sealing would lose them")
+    ds.sealed = True
+    out = args.output or args.set
+    _write_set(ds, out, None)
+    print(f"sealed {len(ds)} boards in {out}; 'boardwright deals unseal' shows them again")
+    return 0
+
+
+def cmd_unseal(args: argparse.Namespace) -> int:
+    ds = formats.read(args.set)
+    data = _read_record(_record_path(args.set, args.record))
+    again = _build_from_record(data)
+    for b in ds:
+        if b.number not in again.numbers:
+            raise BoardwrightError(f"{args.set}, board {b.number} is not in the secret record's "
+                                   f"boards ({data['boards']})")
+        b.deal = again.board(b.number).deal
+    ds.sealed = False
+    out = args.output or args.set
+    _write_set(ds, out, None)
+    print(f"unsealed {len(ds)} boards into {out}")
+    return 0
+
+
+def cmd_teach(args: argparse.Namespace) -> int:
+    from dealer.constraints import Constraints, find_deals, parse_predeal
+
+    numbers = parse_boards(args.boards)
+    predeal = parse_predeal(args.predeal)
+    c = Constraints.parse(args.constraints, predeal=predeal)
+    secret = new_secret()
+    deals = find_deals(c, len(numbers), key=secret, max_seconds=args.max_seconds)
+    default_registry().claim(secret, f"teach {args.output}")
+    ds = DealSet([Board(n, d) for n, d in zip(numbers, deals, strict=True)],
+                 meta={"Generator": GENERATOR_NAME, **({"Event": args.event} if args.event else {})})
+    record = _record_path(args.output, None)
+    _write_record(record, secret, boards=format_boards(numbers), event=args.event,
+                  constraints=args.constraints, predeal=args.predeal, output=args.output)
+    name = _write_set(ds, args.output, args.format)
+    print(f"wrote {len(ds)} teaching boards to {args.output} ({name}); secret record: {record}")
+    return 0
+
+
+def cmd_analyse(args: argparse.Namespace) -> int:
+    from dealer.dd import analyse, default_cache, pbn_tags
+
+    ds = formats.read(args.set)
+    if ds.sealed:
+        raise BoardwrightError(f"{args.set} is sealed; unseal it before analysing")
+    boards = [b for b in ds if b.deal is not None and b.deal.is_complete]
+    if not boards:
+        raise BoardwrightError(f"{args.set}: no board has a full deal to analyse")
+    cache = None if args.no_cache else default_cache()
+    results = analyse(boards, cache=cache, progress=True)
+    for b, (table, par) in zip(boards, results, strict=True):
+        tags, sections = pbn_tags(table, par)
+        b.tags.update(tags)
+        b.sections.update(sections)
+    formats.write(ds, args.output)
+    print(f"analysed {len(boards)} boards into {args.output}")
+    return 0
+
+
+# --------------------------------------------------------------------------- nouns
+def _read_for_print(path: str) -> DealSet:
+    ds = formats.read(path)
+    if ds.sealed:
+        raise BoardwrightError(f"{path} is sealed; unseal it before printing its hands")
+    return ds
+
+
+def register_records(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("records", help="hand records PDF (and HTML) with double-dummy and par")
+    p.add_argument("set")
+    p.add_argument("-o", "--output", required=True, help="PDF file")
+    p.add_argument("--html", help="also write the HTML fragment here")
+    p.add_argument("--club", default="")
+    p.add_argument("--event", default=None)
+    p.add_argument("--date", default=None)
+    p.add_argument("--paper", choices=("a4", "letter"), default="a4")
+    p.add_argument("--no-dd", action="store_true", help="leave out the double-dummy grid and par")
+    p.set_defaults(func=cmd_records)
+
+
+def cmd_records(args: argparse.Namespace) -> int:
+    from dealer.records import records_html, records_pdf
+
+    ds = _read_for_print(args.set)
+    meta = {"club": args.club, "event": args.event or ds.meta.get("Event", ""),
+            "date": args.date or ds.meta.get("Date", "")}
+    analysis = None
+    if not args.no_dd:
+        from dealer.dd import analyse, default_cache
+
+        full = [b for b in ds if b.deal is not None and b.deal.is_complete]
+        analysis = dict(zip([b.number for b in full],
+                            analyse(full, cache=default_cache(), progress=True), strict=True))
+    pages = records_pdf(ds, args.output, analysis=analysis, paper=args.paper, **meta)
+    print(f"wrote {len(ds)} boards on {pages} pages to {args.output}")
+    if args.html:
+        Path(args.html).write_text(records_html(ds, analysis=analysis, **meta), encoding="utf-8")
+        print(f"wrote the HTML fragment to {args.html}")
+    return 0
+
+
+def register_curtains(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("curtains", help="curtain cards (and deal sheets) as PDF")
+    p.add_argument("set")
+    p.add_argument("-o", "--output", required=True, help="curtain cards PDF")
+    p.add_argument("--sheets", help="also write deal sheets PDF here")
+    p.add_argument("--paper", choices=("a4", "letter"), default="a4")
+    p.set_defaults(func=cmd_curtains)
+
+
+def cmd_curtains(args: argparse.Namespace) -> int:
+    from dealer.curtains import curtain_cards_pdf, deal_sheets_pdf
+
+    ds = _read_for_print(args.set)
+    pages = curtain_cards_pdf(ds, args.output, paper=args.paper)
+    print(f"wrote {4 * len(ds)} curtain cards on {pages} pages to {args.output}")
+    if args.sheets:
+        pages = deal_sheets_pdf(ds, args.sheets, paper=args.paper)
+        print(f"wrote deal sheets on {pages} pages to {args.sheets}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """The nouns this module adds: ``records`` and ``curtains``."""
+    register_records(sub)
+    register_curtains(sub)
