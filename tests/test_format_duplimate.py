@@ -391,3 +391,29 @@ def test_cli_check_broken_and_good_files(tmp_path, bigdeal):
     r = _cli("deals", "check", str(bigdeal / "club36.dup"))
     assert r.returncode == 0, r.stderr
     assert "dup, 36 boards (1-36)" in r.stdout
+
+
+# --- more deviations: DUP trailer, truncated text files -----------------------------------
+
+def test_dup_trailer_deviations(bigdeal, club36):
+    data = bytearray((bigdeal / "club36.dup").read_bytes())
+    wrong_range = bytes(data).replace(b"YN1  0 36 ", b"YN1  0 40 ")
+    with pytest.warns(FormatWarning, match="boards 1-40, but the file holds 36"):
+        assert _rows(formats.loads(wrong_range, source="x.dup")) == _rows(club36)
+    with pytest.raises(FormatError, match=r"x\.dup, board 1, field highest board"):
+        formats.loads(wrong_range, source="x.dup", strict=True)
+    # A damaged first trailer: still detected as DUP, and the damage is what is reported.
+    data[146:156] = b"??????????"
+    assert formats.detect(bytes(data)).name == "dup"
+    with pytest.raises(FormatError, match=r"x\.dup, board 1, field lowest board: '\?\?\?'"):
+        formats.loads(bytes(data), source="x.dup", strict=True)
+
+
+def test_truncated_dlm_and_csv(bigdeal):
+    text = (bigdeal / "club36.dlm").read_bytes()
+    cut = text[:text.index(b"Board 20=") + 20]
+    with pytest.raises(FormatError, match=r"cut\.dlm, line 50, board 20, field Board 20: "):
+        formats.loads(cut, source="cut.dlm")
+    csv = (bigdeal / "club36.csv").read_bytes()
+    with pytest.raises(FormatError, match=r"cut\.csv, line 36: the line has \d+ fields"):
+        formats.loads(csv[:-20], source="cut.csv")

@@ -47,10 +47,10 @@ def sniff(data: bytes) -> int:
     """BRI starts with 78 digits, then padding: not the DUP's ♠ byte (6) or its Y/N trailer."""
     if not _is_bri_part(data):
         return 0
-    if data[146:148] in (b"YN", b"YY", b"NN", b"NY") and data[78:79] in (b"\x06", b" "):
-        return 10  # a DUP file: its DUP sniffer is surer
     if data[78:79] == b"\x06":
-        return 10
+        return 0  # a DUP record's screen part: BRI pads with spaces
+    if data[146:148] in (b"YN", b"YY", b"NN", b"NY"):
+        return 10  # a blind DUP file: its DUP sniffer is surer
     score = 80
     if len(data) % RECORD == 0:
         score += 10

@@ -54,18 +54,22 @@ BLIND = b" " * DGE_LEN
 _YN = (b"Y", b"N")
 
 
-def _looks_like_record(rec: bytes) -> bool:
-    part = rec[:BRI_LEN]
-    return (len(rec) >= RECORD and part.isdigit() and part.isascii()
-            and rec[_DGE_START] in (6, 32)
-            and rec[_TRAILER:_TRAILER + 1] in _YN and rec[_TRAILER + 1:_TRAILER + 2] in _YN)
-
-
 def sniff(data: bytes) -> int:
-    """DUP: 78 digits, then the ♠ byte 6 (or blanks when blind), then the ``YN`` trailer."""
-    if not _looks_like_record(data):
+    """DUP: 78 digits, then the ♠ byte 6 (or blanks when blind), then the ``YN`` trailer.
+
+    A file of whole 156-byte records with a screen part but a damaged first trailer
+    still scores, so that reading it reports the trailer instead of misreading it as BRI.
+    """
+    part = data[:BRI_LEN]
+    if len(data) < _TRAILER or not (part.isdigit() and part.isascii()):
         return 0
-    return 100 if len(data) % RECORD == 0 else 90
+    if data[_DGE_START] not in (6, 32):
+        return 0
+    if data[_TRAILER:_TRAILER + 1] in _YN and data[_TRAILER + 1:_TRAILER + 2] in _YN:
+        return 100 if len(data) % RECORD == 0 else 90
+    if data[_DGE_START] == 6 and len(data) % RECORD == 0:
+        return 70
+    return 0
 
 
 def _number(field: bytes, name: str, rd: Reader, board: int) -> int | None:
