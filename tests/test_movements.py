@@ -1,0 +1,172 @@
+"""Movements: Mitchell (plain, skip, relay, arrow switch), Howell, checks, .ASC files."""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+
+from dealer.errors import FormatError
+from dealer.events import asc
+from dealer.events.model import EventError
+from dealer.events.movements import Movement, Sitting, howell, mitchell
+
+
+def _sets_played(m: Movement, pair: int, line: str = "") -> list[int]:
+    return [s.board_set for s in m.card(pair, line)]
+
+
+def test_plain_mitchell_moves() -> None:
+    m = mitchell(7, boards_per_round=3)
+    assert (m.rounds, m.sets, m.boards, m.winners, m.numbering) == (7, 7, 21, 2, "by_line")
+    assert m.problems() == []
+    for r in range(1, 7):
+        for s in m.round(r):
+            nxt = m.at(s.table % 7 + 1, r + 1)
+            assert nxt.ew == s.ew  # EW move up one table
+            assert m.at((s.table - 2) % 7 + 1, r + 1).board_set == s.board_set  # boards down
+            assert s.ns == s.table  # NS stay
+    for p in range(1, 8):
+        assert sorted(_sets_played(m, p, "EW")) == list(range(1, 8))
+    assert m.at(1, 1).boards == (1, 2, 3)
+
+
+def test_skip_mitchell_skips_at_half_time() -> None:
+    m = mitchell(6, method="skip")
+    assert m.rounds == 5 and m.problems() == []
+    # With 6 tables EW skip a table at the start of round 4.
+    assert m.at(1, 3).ew == 5 and m.at(1, 4).ew == 3
+    for p in range(1, 7):
+        assert len(set(_sets_played(m, p, "EW"))) == 5
+    with pytest.raises(EventError, match="1 to 5 rounds, not 6"):
+        mitchell(6, method="skip", rounds=6)
+    with pytest.raises(EventError, match="even number of tables"):
+        mitchell(7, method="skip")
+
+
+def test_relay_mitchell_shares_and_rests_a_set() -> None:
+    m = mitchell(8, method="relay", boards_per_round=2)
+    assert m.rounds == 8 and m.sets == 8 and m.problems() == []
+    for r in range(1, 9):
+        row = m.round(r)
+        assert row[0].board_set == row[-1].board_set  # tables 1 and 8 share
+        in_play = {s.board_set for s in row}
+        assert len(in_play) == 7  # and one set rests on the relay stand
+    for p in range(1, 9):
+        assert sorted(_sets_played(m, p, "NS")) == list(range(1, 9))
+        assert sorted(_sets_played(m, p, "EW")) == list(range(1, 9))
+
+
+def test_arrow_switch_gives_one_winner_with_offset_numbers() -> None:
+    m = mitchell(7, arrow_switch=[7])
+    assert m.numbering == "unique" and m.winners == 1 and m.problems() == []
+    last = m.at(3, 7)
+    assert last.switched and last.ew == 3 and last.ns > 7  # NS pair 3 plays the EW cards
+    assert {p for _, p in m.pairs()} == set(range(1, 15))
+    with pytest.raises(EventError, match="offset by at least 7"):
+        mitchell(7, arrow_switch=[7], ew_offset=3)
+    with pytest.raises(EventError, match=r"\[9\]"):
+        mitchell(7, arrow_switch=[9])
+
+
+@pytest.mark.parametrize("tables", range(2, 11))
+def test_howell_everyone_meets_everyone_and_plays_every_set(tables: int) -> None:
+    h = howell(tables)
+    pairs = 2 * tables
+    assert h.rounds == pairs - 1 and h.problems() == [] and h.winners == 1
+    meetings = Counter(frozenset((s.ns, s.ew)) for s in h.sittings)
+    assert set(meetings) == {frozenset(c) for c in combinations(range(1, pairs + 1), 2)}
+    assert set(meetings.values()) == {1}
+    for p in range(1, pairs + 1):
+        assert sorted(_sets_played(h, p)) == list(range(1, pairs))
+    if tables in (4, 6, 7, 8, 9, 10):  # a Room square: one table per set per round
+        assert all(len({s.board_set for s in h.round(r)}) == tables
+                   for r in range(1, h.rounds + 1))
+    else:
+        assert "copies" in h.notes[0]
+
+
+def test_problems_are_found_and_named() -> None:
+    bad = Movement("broken", 2, 2, 2, [
+        Sitting(1, 1, 1, 2, 1, (1, 2)), Sitting(2, 1, 3, 4, 2, (3, 4)),
+        Sitting(1, 2, 1, 2, 2, (3, 4)),        # 1 and 2 meet twice
+        Sitting(2, 2, 3, 1, 1, (1, 2)),        # pair 1 at two tables; 3 and 1 replay board 1?
+        Sitting(2, 2, 4, 4, 0, ()),            # same slot twice, no boards, against itself
+    ])
+    probs = bad.problems()
+    text = " | ".join(probs)
+    assert "pairs 1 and 2 meet twice (rounds 1 and 2)" in text
+    assert "round 2: pair 1 sits at tables 1 and 2" in text
+    assert "pair 1 plays board 1 twice (rounds 1 and 2)" in text
+    assert "round 2, table 2 is listed twice" in text
+    assert "pairs 4 and 4 have no boards set" in text
+    assert "pair 4 is listed against itself" in text
+    with pytest.raises(EventError, match="movement 'broken' is unsound"):
+        bad.validate()
+    with pytest.raises(EventError, match="no table 9 in round 1"):
+        mitchell(5).at(9, 1)
+
+
+def test_asc_published_example_reads() -> None:
+    # The example on pjms.nl's page: its first two round lines, the header cut to 2 rounds;
+    # our copy of the page stops after table 6 of round 2, so table 7 is filled in.
+    text = ("14  7  2  6 0\n"
+            " 1- 2 A  3- 4 B  5- 6 C  7- 8 D  9-10 E 11-12 F 13-14 A \n"
+            " 6- 3 A  7- 2 B 11-13 C  9- 4 D  5- 8 E  1-10 F 12-14 A\t# round two\n")
+    m = asc.loads(text, boards_per_round=4)
+    assert (m.tables, m.rounds) == (7, 2)
+    assert m.at(7, 1).boards == (1, 2, 3, 4) and m.at(6, 2).board_set == 6
+    assert (m.at(3, 2).ns, m.at(3, 2).ew) == (11, 13)
+
+
+@pytest.mark.parametrize("make", [lambda: mitchell(7, arrow_switch=[6, 7]),
+                                  lambda: howell(6), lambda: mitchell(8, method="relay"),
+                                  lambda: howell(13)])
+def test_asc_round_trip(make, tmp_path: Path) -> None:
+    m = make()
+    path = tmp_path / "move.asc"
+    asc.dump(m, path)
+    back = asc.load(path, boards_per_round=m.boards_per_round)
+    off = m.tables if m.numbering == "by_line" else 0  # .ASC numbers pairs 1..N
+    key = sorted((s.table, s.round, s.ns, s.ew + off, s.board_set, s.boards)
+                 for s in m.sittings)
+    assert sorted((s.table, s.round, s.ns, s.ew, s.board_set, s.boards)
+                  for s in back.sittings) == key
+    assert back.problems() == []
+    assert asc.dumps(back) == path.read_text()
+
+
+def test_asc_two_winner_mitchell_is_written_with_offset() -> None:
+    text = asc.dumps(mitchell(3))
+    assert text.splitlines()[:3] == ["6 3 3 3 0", "# EW pairs numbered 4-6 (EW pair n is 3+n)",
+                                     " 1- 4 A  2- 5 B  3- 6 C"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "no header line"),
+    ("# hi\n4 2 1 1 0\n", "line 1: a comment may not come before the header"),
+    ("4 2 1 0\n", "line 1: the header must be 5 numbers"),
+    ("4 2 1 1 1\n1 2 3 4 A\n", "individual movement"),
+    ("4 2 2 2 0\n1-2 A 3-4 B\n", "header says 2 rounds but 1"),
+    ("4 2 1 2 0\n1-2 A 3-4\n", "line 2: round 1 has 5 entries; 2 tables need 6"),
+    ("4 2 1 2 0\n1-2 A 3-4 2\n", "line 2: board groups must all be letters or all numbers"),
+    ("4 2 1 2 0\n1-2 A 3-9 B\n", "line 2: round 1, table 2: pair 9 is above the 4"),
+    ("4 2 1 2 0\n1-2 A 3-4 C\n", "board group C is beyond the 2 groups"),
+    ("4 2 1 2 0\n1-2 A 0-0 B\n", "an unused table is 0-0 0"),
+    ("4 2 1 2 0\n1-x A 3-4 B\n", "pair numbers must be numbers"),
+    ("4 2 1 2 0\n1-2 a 3-4 B\n", "board group 'a' is not a capital letter"),
+])
+def test_asc_errors_name_the_line(text: str, message: str) -> None:
+    with pytest.raises(FormatError, match=message) as info:
+        asc.loads(text, path="club.asc")
+    assert str(info.value).startswith("club.asc")
+
+
+def test_asc_unused_tables_and_missing_file(tmp_path: Path) -> None:
+    m = asc.loads("4 3 1 2 0\n1-2 A 0-0 0 3-4 B\n")
+    assert [s.table for s in m.sittings] == [1, 3]
+    assert asc.dumps(m).splitlines()[1] == " 1- 2 A  0- 0 0  3- 4 B"
+    with pytest.raises(FormatError, match="nothere.asc: cannot read"):
+        asc.load(tmp_path / "nothere.asc")
