@@ -16,7 +16,15 @@ if ! command -v apt-get >/dev/null 2>&1; then
 fi
 if [ "$(id -u)" -eq 0 ]; then
     echo "boardwright: installing system packages: ${missing[*]}"
-    bash -c "$cmd" >/dev/null
+    log=$(mktemp)
+    # apt's progress is noise on success; on failure show its tail and what was run.
+    if ! bash -c "$cmd" >"$log" 2>&1; then
+        tail -n 20 "$log" >&2
+        echo "boardwright: this command failed: $cmd" >&2
+        rm -f "$log"
+        exit 1
+    fi
+    rm -f "$log"
 else
     echo "boardwright: missing system packages: ${missing[*]}" >&2
     echo "Run this as root, then run make again:" >&2
