@@ -107,7 +107,7 @@ class Par:
         """``NS +420: NS 4♠=``, as a hand record prints it."""
         if not self.contracts:
             return "Par 0: passed out"
-        return f"Par {self.score:+d}: " + ", ".join(c.text() for c in self.contracts)
+        return f"Par NS {self.score:+d}: " + ", ".join(c.text() for c in self.contracts)
 
     def optimum_score(self) -> str:
         """PBN ``OptimumScore``: ``"NS 420"`` or ``"NS -110"``."""
@@ -189,7 +189,7 @@ def solve(deals: Sequence[Deal], *, cache: DDCache | None = None,
     for i, d in enumerate(deals):
         if d.partial or not d.is_complete:
             raise DDError(f"deal {i + 1} is not a full deal; double-dummy needs all 52 cards")
-    known: dict[Deal, DDTable] = cache.get_many(deals) if cache else {}
+    known: dict[Deal, DDTable] = cache.get_many(deals) if cache is not None else {}
     todo = list(dict.fromkeys(d for d in deals if d not in known))
     if todo:
         dds, types = _endplay()
@@ -201,7 +201,7 @@ def solve(deals: Sequence[Deal], *, cache: DDCache | None = None,
             tables = dds.calc_all_tables(eds)  # type: ignore[attr-defined]
             for d, t in zip(chunk, tables, strict=True):
                 solved[d] = _from_dds(t._data)
-            if cache:
+            if cache is not None:  # an empty cache has len 0, so never test truthiness
                 cache.put_many({d: solved[d] for d in chunk})
             if progress:
                 done = lo + len(chunk)
