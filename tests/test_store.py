@@ -21,7 +21,8 @@ from sqlalchemy.exc import IntegrityError
 from dealer import Board, Deal, DealSet, Seat, Vulnerability
 from dealer.config import Settings
 from dealer.generate import random_dealset
-from dealer.store import Base, Store, StoreError, make_engine, migrate
+from dealer.store import Store, StoreError, make_engine, migrate
+from dealer.store.models import all_metadata
 
 CORE_TABLES = {"events", "deal_sets", "boards"}
 
@@ -131,7 +132,7 @@ def test_migrations_upgrade_from_empty_to_single_head(db_url: str) -> None:
     assert CORE_TABLES <= set(inspect(engine).get_table_names())
     # the models and the migration scripts describe the same schema
     with engine.connect() as conn:
-        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+        diff = compare_metadata(MigrationContext.configure(conn), all_metadata())
     assert diff == []
     migrate.downgrade(engine, "base")
     assert not CORE_TABLES & set(inspect(engine).get_table_names())

@@ -9,10 +9,10 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import create_engine
 
-from dealer.store.models import Base
+from dealer.store.models import all_metadata
 
 config = context.config
-target_metadata = Base.metadata
+target_metadata = all_metadata()
 
 
 def run_migrations_online() -> None:

@@ -12,6 +12,7 @@ is for people looking at the database with other tools.
 
 from __future__ import annotations
 
+import importlib
 from datetime import UTC, datetime
 
 from sqlalchemy import (
@@ -41,6 +42,11 @@ NAMING = {
 }
 
 DEAL_BYTES = 26  # 4 hands x 52 bits = 208 bits
+
+# Every module that defines tables on :class:`Base`. A later issue that adds tables
+# appends its module here and adds one Alembic revision (docs/architecture.md); the
+# schema test compares the migrated database with the metadata of all of them.
+MODEL_MODULES: tuple[str, ...] = ("dealer.store.models",)
 
 
 def _now() -> datetime:
@@ -113,3 +119,10 @@ class BoardRow(Base):
     sections: Mapped[list[list[str]]] = mapped_column(JSON, default=list)
 
     deal_set: Mapped[DealSetRow] = relationship(back_populates="boards")
+
+
+def all_metadata() -> MetaData:
+    """The metadata of every table in :data:`MODEL_MODULES` (importing them as needed)."""
+    for name in MODEL_MODULES:
+        importlib.import_module(name)
+    return Base.metadata
