@@ -296,6 +296,26 @@ class Play:
                 played_mask[seat] |= 1 << int(c)
         return found
 
+    @property
+    def beer_card(self) -> Seat | None:
+        """Who earns a beer by the Beer Card tradition (seed 002 "The Beer Card").
+
+        If the last trick is won with ♦7 by declarer's side and the contract
+        makes, or by a defender and the contract fails, the player of the ♦7 is
+        bought a beer (by dummy, or by the partner). Not a law: a club custom
+        the panel may show. ``None`` otherwise, or when the play was claimed.
+        """
+        if len(self.completed_tricks) != 13 or self.claimed is not None:
+            return None
+        last = self.tricks[12]
+        assert last.winner is not None
+        card = last.cards[(last.winner - last.leader) % 4]
+        if card != Card.parse("D7"):
+            return None
+        made = self.declarer_tricks >= self.contract.tricks_needed
+        on_declarer_side = last.winner.is_ns == self.declarer.is_ns
+        return last.winner if made == on_declarer_side else None
+
     def card_sequence(self) -> list[Card]:
         """All cards played, in the order played."""
         return [c for t in self.tricks for c in t.cards]

@@ -264,3 +264,27 @@ def test_corpus_auctions_plays_and_scores(corpus: Path, name: str) -> None:
     assert checked["auction"] >= 2 and checked["play"] >= 2
     if name == "example2.pbn":
         assert checked["auction"] > 200 and checked["score"] > 200
+
+
+
+def _suit_per_hand_play(contract: str, diamonds: str) -> Play:
+    # Each hand holds one whole suit: N spades, E hearts, S diamonds, W clubs.
+    deal = Deal.from_pbn("N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432")
+    p = Play(Contract.parse(contract), deal)
+    for d in diamonds:
+        while p.next_seat is not Seat.SOUTH:
+            p.play(p.legal_cards()[0])
+        p.play("D" + d)
+        while p.current.cards and not p.is_complete:
+            p.play(p.legal_cards()[0])
+    return p
+
+
+def test_beer_card() -> None:
+    # Seed 002 "The Beer Card": the last trick won with ♦7.
+    made = _suit_per_hand_play("7D S", "AKQJT9865432" + "7")
+    assert made.result == 13 and made.beer_card is Seat.SOUTH      # declarer makes it
+    early = _suit_per_hand_play("7D S", "7AKQJT986543" + "2")
+    assert early.result == 13 and early.beer_card is None           # ♦2 won the last trick
+    beaten = _suit_per_hand_play("1NT E", "AKQJT9865432" + "7")
+    assert beaten.result == 0 and beaten.beer_card is Seat.SOUTH    # a defender, contract down

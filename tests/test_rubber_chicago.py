@@ -102,8 +102,8 @@ def test_seed_chicago_550_630() -> None:
 
 def test_chicago_part_score_only_bonus_on_deal_4() -> None:
     g = ChicagoGame()
-    g.record(Contract.parse("1S N"), 7)     # 30 below, no premium
-    g.record(Contract.parse("2S E"), 6)     # E-W down 2 with N-S vulnerable? no: EW not vul
+    g.record(Contract.parse("1S N"), 7)     # 30 below the line, no premium
+    g.record(Contract.parse("2S E"), 6)     # E-W (not vulnerable on deal 2) two down: 100
     g.record(Contract.parse("1C N"), 7)     # N-S 50 below
     d4 = g.record(Contract.parse("1D S"), 7)  # 70 below: no game; part score on deal 4
     assert d4 is not None and d4.ns == 20 + 100
