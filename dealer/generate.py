@@ -291,3 +291,111 @@ def random_deal() -> Deal:
 def random_dealset(numbers: Iterable[int], *, event: str = "") -> DealSet:
     """A fresh set from a new random secret that is not recorded (demos, tests)."""
     return keyed_dealset(new_secret(), numbers, event=event)
+
+
+# --------------------------------------------------------------------------- uniformity checks
+def card_seat_counts(owners: np.ndarray) -> np.ndarray:
+    """How often each card (rows, ♣2 first) went to each seat (columns N E S W)."""
+    return np.stack([np.count_nonzero(owners == s, axis=1) for s in range(4)], axis=1)
+
+
+def shape_counts(owners: np.ndarray, seat: int = 0) -> dict[tuple[int, ...], int]:
+    """How often ``seat`` held each hand pattern (lengths sorted longest first)."""
+    lengths = np.stack([np.count_nonzero(owners[s * 13:(s + 1) * 13] == seat, axis=0)
+                        for s in range(4)])
+    patterns = -np.sort(-lengths, axis=0)
+    codes = ((patterns[0] * 14 + patterns[1]) * 14 + patterns[2]) * 14 + patterns[3]
+    values, counts = np.unique(codes, return_counts=True)
+    out = {}
+    for v, n in zip(values.tolist(), counts.tolist(), strict=True):
+        out[(v // 2744, v // 196 % 14, v // 14 % 14, v % 14)] = n
+    return out
+
+
+def shape_probabilities() -> dict[tuple[int, ...], float]:
+    """Exact probability of each hand pattern: orderings × ∏C(13, len) / C(52, 13)."""
+    from itertools import permutations
+
+    probs: dict[tuple[int, ...], float] = {}
+    total = comb(52, 13)
+    for a in range(14):
+        for b in range(a + 1):
+            for c in range(b + 1):
+                d = 13 - a - b - c
+                if 0 <= d <= c:
+                    orders = len(set(permutations((a, b, c, d))))
+                    ways = comb(13, a) * comb(13, b) * comb(13, c) * comb(13, d)
+                    probs[(a, b, c, d)] = orders * ways / total
+    return probs
+
+
+def chi_square_sf(stat: float, df: int) -> float:
+    """P(X >= stat) for X ~ chi-square(df): the regularised upper gamma Q(df/2, stat/2)."""
+    from math import exp, lgamma, log
+
+    a, x = df / 2.0, stat / 2.0
+    if x <= 0:
+        return 1.0
+    if x < a + 1:  # series for the lower part, then complement
+        term = total = 1.0 / a
+        k = a
+        for _ in range(10_000):
+            k += 1
+            term *= x / k
+            total += term
+            if term < total * 1e-15:
+                break
+        return max(0.0, 1.0 - total * exp(-x + a * log(x) - lgamma(a)))
+    # continued fraction (Lentz) for the upper part
+    tiny = 1e-300
+    b = x + 1 - a
+    c = 1 / tiny
+    d = 1 / b
+    h = d
+    for i in range(1, 10_000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) < 1e-15:
+            break
+    return exp(-x + a * log(x) - lgamma(a)) * h
+
+
+def card_seat_test(owners: np.ndarray) -> tuple[float, int, float]:
+    """Chi-square of card-to-seat counts against 1/4 each: (statistic, df, p-value).
+
+    Within one deal the 52 cards fill each seat with exactly 13, so a deal is a
+    52×4 table with fixed margins; its Pearson statistic has (52-1)(4-1) = 153
+    degrees of freedom and, for draws without replacement, is scaled by 51/52.
+    """
+    counts = card_seat_counts(owners).astype(float)
+    expected = owners.shape[1] / 4
+    stat = float(((counts - expected) ** 2 / expected).sum()) * 51 / 52
+    return stat, 153, chi_square_sf(stat, 153)
+
+
+def shape_test(owners: np.ndarray, seat: int = 0) -> tuple[float, int, float]:
+    """Chi-square of ``seat``'s hand patterns against their exact probabilities.
+
+    Patterns expected fewer than 5 times are pooled into one class.
+    """
+    n = owners.shape[1]
+    seen = shape_counts(owners, seat)
+    stat, classes, pooled_o, pooled_e = 0.0, 0, 0.0, 0.0
+    for pattern, p in shape_probabilities().items():
+        e, o = n * p, seen.get(pattern, 0)
+        if e < 5:
+            pooled_o, pooled_e = pooled_o + o, pooled_e + e
+            continue
+        stat += (o - e) ** 2 / e
+        classes += 1
+    if pooled_e > 0:
+        stat += (pooled_o - pooled_e) ** 2 / pooled_e
+        classes += 1
+    return stat, classes - 1, chi_square_sf(stat, classes - 1)

@@ -40,6 +40,14 @@ from dealer.generate import (
 RECORD_SCHEME = "boardwright-set-v1"
 # Formats whose files can carry a sealed set with its hands hidden by the machine.
 _SEALABLE = ("dlm", "dup")
+# Board tag marking a sealed board in formats that cannot hide hands (PBN): the
+# file carries no hands, and this tag says why.
+SEALED_TAG = "Sealed"
+
+
+def is_sealed(ds: DealSet) -> bool:
+    """Sealed by the format (DLM/DUP) or by our tag (hands removed)."""
+    return ds.sealed or any(b.tags.get(SEALED_TAG) == "Yes" for b in ds)
 
 
 def register_verbs(dsub: argparse._SubParsersAction) -> None:
@@ -168,8 +176,11 @@ def _write_set(ds: DealSet, path: str, fmt: str | None) -> str:
     if ds.sealed and name not in _SEALABLE:
         # Text formats cannot hide hands, so a sealed file simply has none; the
         # secret record restores them on unseal.
-        ds = DealSet([Board(b.number, None, b.dealer, b.vulnerability, dict(b.tags))
-                      for b in ds], dict(ds.meta), sealed=True)
+        ds = DealSet([Board(b.number, None, b.dealer, b.vulnerability,
+                            {**b.tags, SEALED_TAG: "Yes"}) for b in ds], dict(ds.meta), sealed=True)
+    elif not ds.sealed:
+        for b in ds:
+            b.tags.pop(SEALED_TAG, None)
     formats.write(ds, path, format=fmt)
     return name
 
@@ -314,7 +325,7 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     from dealer.dd import analyse, default_cache, pbn_tags
 
     ds = formats.read(args.set)
-    if ds.sealed:
+    if is_sealed(ds):
         raise BoardwrightError(f"{args.set} is sealed; unseal it before analysing")
     boards = [b for b in ds if b.deal is not None and b.deal.is_complete]
     if not boards:
@@ -333,7 +344,7 @@ def cmd_analyse(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- nouns
 def _read_for_print(path: str) -> DealSet:
     ds = formats.read(path)
-    if ds.sealed:
+    if is_sealed(ds):
         raise BoardwrightError(f"{path} is sealed; unseal it before printing its hands")
     return ds
 
