@@ -150,7 +150,7 @@ def loads(data: bytes, *, source: str = "<data>", strict: bool = False) -> DealS
     boards: dict[int, tuple[str, int]] = {}
     dups: dict[int, tuple[str, int]] = {}
     in_document = False
-    for lineno, raw in enumerate(text.splitlines(), start=1):
+    for lineno, raw in enumerate(text.split("\n"), start=1):  # not splitlines: \x0c etc. are no line ends here
         line = raw.strip()
         if not line:
             continue
