@@ -24,7 +24,6 @@ thousands of results at once with one sort and two ``searchsorted`` calls.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -208,65 +207,86 @@ def score_matchpoints(results: Iterable[Result],
     """
     opts = options or MatchpointOptions()
     unit = _unit(opts.scale)
+    if opts.numbering not in ("unique", "by_line"):
+        raise EventError(f"unknown pair numbering {opts.numbering!r} (use unique or by_line)")
+    by_line = opts.numbering == "by_line"
     lines = list(results)
-    travellers: dict[tuple, list[int]] = defaultdict(list)
+    kinds = [r.kind for r in lines]
+    board_code: dict[tuple, int] = {}
+    line_board = [0] * len(lines)
     for i, r in enumerate(lines):
-        if r.kind == "missing":
+        if kinds[i] == "missing":
             raise EventError(f"board {r.board}, section {r.section}, pairs {r.ns}-{r.ew}: "
                              "the line has no score, no artificial score and is not marked "
                              "not played")
-        travellers[_board_key(r, opts)].append(i)
+        line_board[i] = board_code.setdefault(_board_key(r, opts), len(board_code))
+    counts = np.bincount(np.asarray(line_board, dtype=np.int64), minlength=len(board_code))
+    expected = np.array([opts.expected.get(key[-1], int(counts[c]))
+                         for key, c in board_code.items()], dtype=np.int64)
+    short = np.flatnonzero(expected < counts)
+    if short.size:
+        key = list(board_code)[int(short[0])]
+        raise EventError(f"board {key[-1]} has {int(counts[short[0]])} results but only "
+                         f"{int(expected[short[0]])} were expected")
+    board_tops = 2.0 * (expected - 1) * unit
+    tops = board_tops[line_board].tolist() if lines else []
 
+    # One vectorised pass over every real score: compare within (board, fouled group)
+    # and factor each comparison to its board's expected count (Neuberg / EBU fouled).
+    real = [i for i, k in enumerate(kinds) if k == "score"]
     ns_mp: list[float | None] = [None] * len(lines)
-    tops: list[float] = [0.0] * len(lines)
-    for key, idx in travellers.items():
-        expected = opts.expected.get(key[-1], len(idx))
-        if expected < len(idx):
-            raise EventError(f"board {key[-1]} has {len(idx)} results but only {expected} "
-                             "were expected")
-        board_top = 2.0 * (expected - 1) * unit
-        groups: dict[int, list[int]] = defaultdict(list)
-        for i in idx:
-            tops[i] = board_top
-            if lines[i].kind == "score":
-                groups[lines[i].group].append(i)
-        for members in groups.values():
-            mps = matchpoints([lines[i].score for i in members],  # type: ignore[misc]
-                              expected=expected, scale=opts.scale)
-            for i, m in zip(members, mps, strict=True):
-                ns_mp[i] = m
+    if real:
+        group_code: dict[tuple[int, int], int] = {}
+        codes = [group_code.setdefault((line_board[i], lines[i].group), len(group_code))
+                 for i in real]
+        group_expected = np.array([expected[b] for b, _ in group_code], dtype=np.int64)
+        mps = matchpoint_arrays(np.asarray(codes, dtype=np.int64),
+                                np.asarray([lines[i].score for i in real]),
+                                expected=group_expected, scale=opts.scale)
+        for i, m in zip(real, mps.tolist(), strict=True):
+            ns_mp[i] = m
 
     # Pair totals from real scores first: they give the session percentage
     # that may move average-plus and average-minus (Law 12C2, EBU practice).
-    totals: dict[PairKey, PairTotal] = {}
+    acc: dict[tuple[str, str, int], list[float]] = {}
     ew_mp: list[float | None] = [None] * len(lines)
+
+    def add(key: tuple[str, str, int], mp: float, top_: float) -> None:
+        t = acc.get(key)
+        if t is None:
+            acc[key] = [mp, top_, 1]
+        else:
+            t[0] += mp
+            t[1] += top_
+            t[2] += 1
+
+    def keys(r: Result) -> tuple[tuple[str, str, int], tuple[str, str, int]]:
+        return ((r.section, "NS" if by_line else "", r.ns),
+                (r.section, "EW" if by_line else "", r.ew))
+
+    for i in real:
+        r = lines[i]
+        ew_mp[i] = tops[i] - ns_mp[i]  # type: ignore[operator]
+        kn, ke = keys(r)
+        add(kn, ns_mp[i], tops[i])  # type: ignore[arg-type]
+        add(ke, ew_mp[i], tops[i])  # type: ignore[arg-type]
+    session = {k: 100.0 * v[0] / v[1] for k, v in acc.items() if v[1]}
     for i, r in enumerate(lines):
-        if r.kind == "score":
-            ew_mp[i] = tops[i] - ns_mp[i]  # type: ignore[operator]
-            for pair, mp in zip(pair_keys(r, opts.numbering), (ns_mp[i], ew_mp[i]), strict=True):
-                t = totals.setdefault(pair, PairTotal(pair))
-                t.mp += mp  # type: ignore[operator]
-                t.top += tops[i]
-                t.boards += 1
-    session = {p: t.percent for p, t in totals.items() if t.top}
-    for i, r in enumerate(lines):
-        if r.kind != "artificial":
-            continue
-        ns_pair, ew_pair = pair_keys(r, opts.numbering)
-        ns_pct = _artificial_percent(r.ns_artificial, session.get(ns_pair), opts)  # type: ignore[arg-type]
-        ew_pct = _artificial_percent(r.ew_artificial, session.get(ew_pair), opts)  # type: ignore[arg-type]
-        ns_mp[i] = ns_pct / 100.0 * tops[i]
-        ew_mp[i] = ew_pct / 100.0 * tops[i]
-    for i, r in enumerate(lines):
-        if r.kind == "artificial":
-            for pair, mp in zip(pair_keys(r, opts.numbering), (ns_mp[i], ew_mp[i]), strict=True):
-                t = totals.setdefault(pair, PairTotal(pair))
-                t.mp += mp  # type: ignore[operator]
-                t.top += tops[i]
-                t.boards += 1
-        elif r.kind == "not_played":
-            for pair in pair_keys(r, opts.numbering):
-                totals.setdefault(pair, PairTotal(pair))
+        if kinds[i] == "artificial":
+            kn, ke = keys(r)
+            ns_pct = _artificial_percent(r.ns_artificial, session.get(kn), opts)  # type: ignore[arg-type]
+            ew_pct = _artificial_percent(r.ew_artificial, session.get(ke), opts)  # type: ignore[arg-type]
+            ns_mp[i] = ns_pct / 100.0 * tops[i]
+            ew_mp[i] = ew_pct / 100.0 * tops[i]
+            add(kn, ns_mp[i], tops[i])  # type: ignore[arg-type]
+            add(ke, ew_mp[i], tops[i])  # type: ignore[arg-type]
+        elif kinds[i] == "not_played":
+            for k in keys(r):
+                acc.setdefault(k, [0.0, 0.0, 0])
+    totals = {}
+    for k, (mp, top_, n) in acc.items():
+        pk = PairKey(*k)
+        totals[pk] = PairTotal(pk, mp, top_, int(n))
     scored = [ScoredLine(r, ns_mp[i], ew_mp[i], tops[i]) for i, r in enumerate(lines)]
     return MatchpointEvent(scored, totals, opts)
 
