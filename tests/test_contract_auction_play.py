@@ -288,3 +288,25 @@ def test_beer_card() -> None:
     assert early.result == 13 and early.beer_card is None           # ♦2 won the last trick
     beaten = _suit_per_hand_play("1NT E", "AKQJT9865432" + "7")
     assert beaten.result == 0 and beaten.beer_card is Seat.SOUTH    # a defender, contract down
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.permutations(list(range(52))), st.sampled_from(list(Seat)),
+       st.sampled_from(list(Strain)), st.randoms(use_true_random=False))
+def test_random_play_round_trips_through_pbn(order: list[int], declarer: Seat, strain: Strain,
+                                             rnd: object) -> None:
+    deal = Deal.from_owners([Seat(i // 13) for i in order])
+    contract = Contract(3, strain, 0, declarer)
+    p = Play(contract, deal)
+    while not p.is_complete:
+        p.play(rnd.choice(p.legal_cards()))  # type: ignore[attr-defined]
+    assert p.declarer_tricks + p.defender_tricks == 13 and p.revokes() == []
+    # Write the play as PBN does (each line in seat order from the opening leader)
+    # and read it back into playing order.
+    lines = []
+    for t in p.tricks:
+        by_seat = {t.seat_of(i): c for i, c in enumerate(t.cards)}
+        lines.append(" ".join(str(by_seat[p.opening_leader.rotate(k)]) for k in range(4)))
+    seq = pbn_play_sequence(p.opening_leader, "\n".join(lines) + "\n*", strain.suit)
+    assert seq == p.card_sequence()
+    assert replay(contract, seq, deal).result == p.result
