@@ -333,13 +333,13 @@ class Constraints:
 class _Progress:
     """A one-line progress bar on stderr, shown only once a request proves slow."""
 
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.total, self.enabled, self.shown = total, enabled, False
+    def __init__(self, total: int, enabled: bool, after: float = 1.0) -> None:
+        self.total, self.enabled, self.shown, self.after = total, enabled, False, after
         self.start = time.monotonic()
 
     def update(self, found: int, tried: int) -> None:
         elapsed = time.monotonic() - self.start
-        if not self.enabled or (elapsed < 1.0 and not self.shown):
+        if not self.enabled or (elapsed < self.after and not self.shown):
             return
         self.shown = True
         width = 30
@@ -364,6 +364,7 @@ def find_deals(
     max_tries: int = 200_000_000,
     batch_size: int = 65_536,
     progress: bool = True,
+    progress_after: float = 1.0,
 ) -> list[Deal]:
     """``count`` uniformly random deals meeting ``constraints``.
 
@@ -379,7 +380,7 @@ def find_deals(
     stream = KeyedStream(key) if key is not None else OsStream()
     found: list[Deal] = []
     tried = 0
-    bar = _Progress(count, progress)
+    bar = _Progress(count, progress, progress_after)
     start = time.monotonic()
     try:
         while len(found) < count:
