@@ -109,3 +109,26 @@ def test_cross_imps() -> None:
     assert sum(sums) == 0
     assert cross_imps(scores)[0] == pytest.approx(29 / 5)
     assert cross_imps(scores, divisor="n")[0] == pytest.approx(29 / 6)
+
+
+def test_imp_pairs_event_butler_and_cross() -> None:
+    from dealer.events.imps_events import score_imp_pairs
+    from dealer.events.model import Artificial, PairKey, Result
+
+    lines = [Result(1, 1, 11, 420), Result(1, 2, 12, 450), Result(1, 3, 13, 420),
+             Result(1, 4, 14, 400), Result(1, 5, 15, -50), Result(1, 6, 16, 980),
+             Result(2, 1, 11, ns_artificial=Artificial.AVE_PLUS,
+                    ew_artificial=Artificial.AVE_MINUS),
+             Result(2, 2, 12, 100), Result(2, 3, 13, not_played=True)]
+    ev = score_imp_pairs(lines)
+    assert [ln.ns_imps for ln in ev.lines[:6]] == [0, 1, 0, -1, -10, 11]
+    assert ev.lines[6].ns_imps == 3.0 and ev.lines[6].ew_imps == -3.0
+    assert ev.lines[7].ns_imps == 0.0  # alone on its board: its own datum
+    assert ev.lines[8].ns_imps is None
+    assert ev.totals[PairKey("A", "", 1)] == 3.0 and ev.boards[PairKey("A", "", 1)] == 2
+    assert ev.average(PairKey("A", "", 16)) == -11.0
+    assert ev.boards.get(PairKey("A", "", 3)) == 1
+    cross = score_imp_pairs(lines[:6], method="cross")
+    assert sum(ln.ns_imps for ln in cross.lines) == pytest.approx(0.0)
+    with pytest.raises(EventError, match="unknown IMP pairs method"):
+        score_imp_pairs(lines, method="patton")

@@ -23,10 +23,12 @@ extremes, rounded to the nearest 10.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from dealer.events.model import EventError
+from dealer.events.matchpoints import pair_keys
+from dealer.events.model import Artificial, EventError, PairKey, Result
 from dealer.scoring.imps import imps
 
 
@@ -150,3 +152,93 @@ def bam_board(ns_table1: int, ns_table2: int) -> float:
 def bam_match(boards: Sequence[tuple[int, int]]) -> float:
     """The board-a-match total for the team NS at table 1."""
     return sum(bam_board(a, b) for a, b in boards)
+
+
+# ------------------------------------------------------------------ IMP pairs events
+
+
+@dataclass(frozen=True, slots=True)
+class ImpLine:
+    """A traveller line with its IMPs (``None`` when not played)."""
+
+    result: Result
+    ns_imps: float | None
+    ew_imps: float | None
+
+
+@dataclass(slots=True)
+class ImpPairsEvent:
+    lines: list[ImpLine]
+    totals: dict[PairKey, float]
+    boards: dict[PairKey, int]
+
+    def average(self, pair: PairKey) -> float:
+        """IMPs per board played."""
+        n = self.boards.get(pair, 0)
+        return self.totals.get(pair, 0.0) / n if n else 0.0
+
+
+def score_imp_pairs(
+    results: Iterable[Result],
+    *,
+    method: str = "butler",
+    butler_options: ButlerOptions | None = None,
+    divisor: str = "n-1",
+    numbering: str = "unique",
+    across_field: bool = True,
+    artificial_imps: float = 3.0,
+) -> ImpPairsEvent:
+    """Score an IMP pairs event by ``"butler"`` (against a datum) or ``"cross"`` IMPs.
+
+    Scores are compared within their board (and fouled-board group).
+    Artificial scores at IMPs are +-``artificial_imps`` for average-plus
+    and average-minus and 0 for average (Law 12C2(b): 3 IMPs, variable by
+    the organiser); an explicit percentage p gives (p - 50) / 10 * 3 IMPs.
+    Not-played lines score nothing.
+    """
+    if method not in ("butler", "cross"):
+        raise EventError(f"unknown IMP pairs method {method!r} (use butler or cross)")
+    lines = list(results)
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for i, r in enumerate(lines):
+        if r.kind == "score":
+            key = (r.board, r.group) if across_field else (r.section, r.board, r.group)
+            groups[key].append(i)
+        elif r.kind == "missing":
+            raise EventError(f"board {r.board}, section {r.section}, pairs {r.ns}-{r.ew}: "
+                             "the line has no score, no artificial score and is not marked "
+                             "not played")
+    ns_imps: list[float | None] = [None] * len(lines)
+    for idx in groups.values():
+        scores = [lines[i].score for i in idx]
+        got = (butler(scores, butler_options) if method == "butler"  # type: ignore[arg-type]
+               else cross_imps(scores, divisor))  # type: ignore[arg-type]
+        for i, v in zip(idx, got, strict=True):
+            ns_imps[i] = float(v)
+    out: list[ImpLine] = []
+    totals: dict[PairKey, float] = defaultdict(float)
+    boards: dict[PairKey, int] = defaultdict(int)
+    for i, r in enumerate(lines):
+        ns_key, ew_key = pair_keys(r, numbering)
+        if r.kind == "artificial":
+            ns_v = _artificial_imps(r.ns_artificial, artificial_imps)  # type: ignore[arg-type]
+            ew_v = _artificial_imps(r.ew_artificial, artificial_imps)  # type: ignore[arg-type]
+        elif r.kind == "score":
+            ns_v = ns_imps[i]
+            ew_v = -ns_v if ns_v is not None else None
+        else:
+            out.append(ImpLine(r, None, None))
+            totals[ns_key] += 0.0
+            totals[ew_key] += 0.0
+            continue
+        out.append(ImpLine(r, ns_v, ew_v))
+        for key, v in ((ns_key, ns_v), (ew_key, ew_v)):
+            totals[key] += v  # type: ignore[operator]
+            boards[key] += 1
+    return ImpPairsEvent(out, dict(totals), dict(boards))
+
+
+def _artificial_imps(adj: Artificial | float, size: float) -> float:
+    if isinstance(adj, Artificial):
+        return {Artificial.AVE_PLUS: size, Artificial.AVE: 0.0, Artificial.AVE_MINUS: -size}[adj]
+    return (float(adj) - 50.0) / 10.0 * size
