@@ -329,6 +329,7 @@ class Machine:
         except p.ProtocolError as exc:
             raise MachineError(f"the dealing machine on {self.url} sent a bad HELLO: {exc}") from None
         with self._lock:
+            old_boot = self._boot_id
             power_cut = self._boot_id is not None and info.boot_id != self._boot_id
             if power_cut:
                 # Hold the new boot's events until the old boot's cards are reconciled.
@@ -344,7 +345,7 @@ class Machine:
             self._lost = False
             if power_cut:
                 self.stats.power_cuts += 1
-                self._reconcile_power_cut(st)
+                self._reconcile_power_cut(st, old_boot or 0)
                 self._receiver.expected = info.next_event_seq
             elif not first:
                 self._reannounce(st)
@@ -352,7 +353,7 @@ class Machine:
                 self._counts, self._rejects = st.counts, st.rejects
             self._events.put(ev.Connected(info, st, reconnect=not first, power_cut=power_cut))
 
-    def _reconcile_power_cut(self, st: p.StateInfo) -> None:
+    def _reconcile_power_cut(self, st: p.StateInfo, boot: int) -> None:
         """The machine forgot everything in flight; the pocket sensors did not."""
         counts = list(self._counts)
         rejects = self._rejects
@@ -365,11 +366,11 @@ class Machine:
                 counts[code] += landed
             if landed:
                 pocket = None if code == p.REJECT else code
-                self._events.put(ev.CardDropped(gate_id, pocket, st.counts, st.rejects, True))
+                self._events.put(ev.CardDropped(gate_id, pocket, st.counts, st.rejects, True, boot))
             else:
-                self._events.put(ev.CardReturned(gate_id))
+                self._events.put(ev.CardReturned(gate_id, boot))
         if self._at_gate is not None and self._at_gate not in self._routed:
-            self._events.put(ev.CardReturned(self._at_gate))
+            self._events.put(ev.CardReturned(self._at_gate, boot))
         self._routed.clear()
         self._at_gate = None
         self._counts, self._rejects = st.counts, st.rejects
@@ -377,7 +378,7 @@ class Machine:
     def _reannounce(self, st: p.StateInfo) -> None:
         """Same boot: events will be resent; only a card we never routed needs a nudge."""
         if st.gate_id and st.gate_pocket == p.UNROUTED and st.gate_id == self._at_gate:
-            self._events.put(ev.CardAtGate(st.gate_id, repeat=True))
+            self._events.put(ev.CardAtGate(st.gate_id, True, st.boot_id))
 
     # ------------------------------------------------------------------ reader
 
@@ -495,14 +496,16 @@ class Machine:
     def _translate(self, msg: p.Message) -> ev.Event:
         if isinstance(msg, p.CardAtGateEvent):
             self._at_gate = msg.gate_id
-            return ev.CardAtGate(msg.gate_id)
+            return ev.CardAtGate(msg.gate_id, False, self._boot_id or 0)
         if isinstance(msg, p.CardDroppedEvent):
             self._routed.pop(msg.gate_id, None)
             if self._at_gate == msg.gate_id:
                 self._at_gate = None
             self._counts, self._rejects = msg.counts, msg.rejects
             pocket = None if msg.pocket == p.REJECT else msg.pocket
-            return ev.CardDropped(msg.gate_id, pocket, msg.counts, msg.rejects)
+            return ev.CardDropped(
+                msg.gate_id, pocket, msg.counts, msg.rejects, False, self._boot_id or 0
+            )
         if isinstance(msg, p.BoardEvent):
             self._counts = (0, 0, 0, 0)  # a new or no board: its pockets start empty
             if msg.present:

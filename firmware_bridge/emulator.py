@@ -17,12 +17,13 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from firmware_bridge import protocol as p
@@ -110,6 +111,7 @@ class Emulator:
         self._inbuf = bytearray()
         self._unplugged_until = 0.0
         self._off_until = 0.0
+        self._armed_cut: str | None = None
         self._t0 = time.monotonic()
         # physical state: survives power cuts
         self.hopper: list[PhysicalCard] = []
@@ -269,31 +271,61 @@ class Emulator:
                 self.endpoint.refuse = True
         self._wake()
 
-    def power_cut(self) -> None:
+    @contextlib.contextmanager
+    def hold(self, settle: float = 0.1) -> Iterator[None]:
+        """Freeze the machine (nothing sent) and let the line drain for ``settle`` s.
+
+        Lets a test compare the emulator's counters with the driver's without a
+        frame being half-way down the cable.
+        """
+        with self._lock:
+            time.sleep(settle)
+            yield
+
+    def inject_raw(self, data: bytes) -> None:
+        """Put raw bytes on the line to the host (garbage, truncated or foreign frames)."""
+        with self._lock:
+            self.endpoint.write(data)
+        self._wake()
+
+    def emit_raw_event(self, msg_type: int, payload: bytes = b"") -> None:
+        """Queue a sequenced event of any type, e.g. one from a newer minor version."""
+        with self._lock:
+            self.sender.backlog.append((msg_type, payload))
+        self._wake()
+
+    def power_cut(self, when: str | None = None) -> None:
         """Cut the power: in-flight work is forgotten, pocket sensors keep counting.
 
         A card at the gate, or still being fed, goes back on top of the hopper
         when the machine clears its path at start-up. A card already falling
-        lands or not, by the seeded dice.
+        lands or not, by the seeded dice. With ``when="dropping"`` or
+        ``when="at_gate"`` the cut waits until the card path is in that phase.
         """
         with self._lock:
-            self.stats.count("power_cut")
-            if self.phase == "dropping" and self.gate_card is not None:
-                if self.dice.lands_at_power_cut():
-                    self._land(self.gate_card, self.gate_pocket)
-                else:
-                    self.hopper.insert(0, self.gate_card)
-            elif self.phase in ("at_gate", "feeding") and self.gate_card is not None:
-                self.hopper.insert(0, self.gate_card)
-            if self.jammed is not None:
-                self.hopper.insert(0, self.jammed)
-                self.jammed = None
-            self.cover_open = False
-            self._off_until = time.monotonic() + self.boot_time * self.time_scale
-            self.endpoint.disconnect()
-            self._inbuf.clear()
-            self._boot()
+            if when is None:
+                self._power_cut_now()
+            else:
+                self._armed_cut = when
         self._wake()
+
+    def _power_cut_now(self) -> None:
+        self.stats.count("power_cut")
+        if self.phase == "dropping" and self.gate_card is not None:
+            if self.dice.lands_at_power_cut():
+                self._land(self.gate_card, self.gate_pocket)
+            else:
+                self.hopper.insert(0, self.gate_card)
+        elif self.phase == "at_gate" and self.gate_card is not None:
+            self.hopper.insert(0, self.gate_card)
+        if self.jammed is not None:
+            self.hopper.insert(0, self.jammed)
+            self.jammed = None
+        self.cover_open = False
+        self._off_until = time.monotonic() + self.boot_time * self.time_scale
+        self.endpoint.disconnect()
+        self._inbuf.clear()
+        self._boot()
 
     # ------------------------------------------------------------------ helpers
 
@@ -329,7 +361,7 @@ class Emulator:
         return False
 
     def _send(self, wire: bytes, now: float) -> None:
-        if self._line_down(now):
+        if self._line_down(now) or not self.endpoint.connected:
             return
         damaged = self.noise_out.apply(wire)
         if damaged is None:
@@ -543,6 +575,10 @@ class Emulator:
     def _tick(self, now: float) -> None:
         if now < self._off_until:
             return  # rebooting: no mechanics, no radio
+        if self._armed_cut is not None and self.phase == self._armed_cut:
+            self._armed_cut = None
+            self._power_cut_now()
+            return
         self._mechanics(now)
         if now >= self._next_heartbeat:
             self._next_heartbeat = now + self.heartbeat
@@ -553,6 +589,10 @@ class Emulator:
             for wire in self.sender.sendable(now):
                 self._send(wire, now)
         self.endpoint.flush()
+        if self._armed_cut is not None and self.phase == self._armed_cut:
+            # Checked again once this tick's events are out: a route may come at once.
+            self._armed_cut = None
+            self._power_cut_now()
 
     def _incoming(self, data: bytes, now: float) -> None:
         if self._line_down(now):

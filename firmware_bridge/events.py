@@ -75,6 +75,7 @@ class CardAtGate(Event):
 
     gate_id: int
     repeat: bool = False
+    boot_id: int = 0  # gate ids restart at each power-up; (boot_id, gate_id) is unique
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,7 @@ class CardDropped(Event):
     counts: tuple[int, int, int, int]
     rejects: int
     inferred: bool = False
+    boot_id: int = 0
 
     def describe(self) -> str:
         where = "the reject tray" if self.pocket is None else f"pocket {self.pocket}"
@@ -104,6 +106,7 @@ class CardReturned(Event):
     the hopper and will come to the gate again under a new gate id."""
 
     gate_id: int
+    boot_id: int = 0
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ MAX_BACKLOG = 64 * 1024
 class Endpoint(Protocol):
     url: str
 
+    @property
+    def connected(self) -> bool: ...
     def fds(self) -> list[int]: ...
     def readable(self, fd: int) -> bytes: ...
     def write(self, data: bytes) -> None: ...
@@ -45,6 +47,10 @@ class PtyEndpoint:
         self.url = os.ttyname(self.slave)
         self._out = bytearray()
         self.overflowed = 0
+
+    @property
+    def connected(self) -> bool:
+        return True  # a pty is always "plugged in"; unplugging is emulated above
 
     def fds(self) -> list[int]:
         return [self.master]
@@ -102,6 +108,10 @@ class TcpEndpoint:
         self.refuse = False  # while "unplugged": accept and hang up at once
         self._out = bytearray()
         self.connections = 0
+
+    @property
+    def connected(self) -> bool:
+        return self.client is not None
 
     def fds(self) -> list[int]:
         fds = [self.listener.fileno()]
