@@ -171,3 +171,25 @@ def test_asc_unused_tables_and_missing_file(tmp_path: Path) -> None:
     assert asc.dumps(m).splitlines()[1] == " 1- 2 A  0- 0 0  3- 4 B"
     with pytest.raises(FormatError, match="nothere.asc: cannot read"):
         asc.load(tmp_path / "nothere.asc")
+
+
+def test_cli_movement_and_vp(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from dealer.cli import main
+
+    out = tmp_path / "m.asc"
+    assert main(["movement", "mitchell", "7", "--arrow-switch", "7", "--asc", str(out)]) == 0
+    assert asc.load(out).problems() == []
+    assert main(["movement", "check", str(out)]) == 0
+    assert "sound (7 tables, 7 rounds, 14 pairs)" in capsys.readouterr().out
+    bad = tmp_path / "bad.asc"
+    bad.write_text("4 2 2 2 0\n1-2 A 3-4 B\n1-2 B 3-4 A\n")
+    assert main(["movement", "check", str(bad)]) == 1
+    assert "pairs 1 and 2 meet twice (rounds 1 and 2)" in capsys.readouterr().out
+    assert main(["movement", "howell", "4"]) == 0
+    assert "4-table Howell: 4 tables, 7 rounds, 14 boards, 1 winner" in capsys.readouterr().out
+    assert main(["vp", "15", "--boards", "24", "--scale", "seed24"]) == 0
+    assert "13 - 7" in capsys.readouterr().out
+    assert main(["movement", "mitchell", "7", "--method", "skip"]) == 2
+    assert "needs an even number of tables" in capsys.readouterr().err
+    assert main(["movement", "show", str(tmp_path / "none.asc")]) == 2
+    assert "none.asc: cannot read the movement" in capsys.readouterr().err

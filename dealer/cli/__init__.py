@@ -19,7 +19,7 @@ from importlib.metadata import entry_points
 from dealer.errors import BoardwrightError
 
 # Nouns that ship with the core; entry points may add more.
-_BUILTIN = ("dealer.cli.deals", "dealer.cli.demo", "dealer.cli.generation")
+_BUILTIN = ("dealer.cli.deals", "dealer.cli.demo", "dealer.cli.generation", "dealer.events.cli")
 
 
 def build_parser() -> argparse.ArgumentParser:
