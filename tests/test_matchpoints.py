@@ -150,3 +150,20 @@ def test_property_vectorised_equals_per_board(rows: list[tuple[int, int]]) -> No
     for b in set(boards.tolist()):
         idx = np.flatnonzero(boards == b)
         assert mp[idx].tolist() == matchpoints(scores[idx].tolist())
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 4), st.integers(-15, 15)), min_size=2, max_size=30),
+       st.sampled_from(["wbf", "acbl"]))
+def test_property_event_swap_mirrors_pair_totals(rows: list[tuple[int, int]], scale: str) -> None:
+    # Line i is pair i (NS) against pair 100+i (EW). Swapping seats and negating the
+    # scores must give every pair exactly the points it had before.
+    lines = [Result(b, i + 1, 101 + i, s * 10) for i, (b, s) in enumerate(rows)]
+    swapped = [Result(r.board, r.ew, r.ns, -r.score) for r in lines]  # type: ignore[operator]
+    a = score_matchpoints(lines, MatchpointOptions(scale=scale))
+    b = score_matchpoints(swapped, MatchpointOptions(scale=scale))
+    assert a.totals.keys() == b.totals.keys()
+    for k, t in a.totals.items():
+        assert (t.mp, t.top) == pytest.approx((b.totals[k].mp, b.totals[k].top))
+    for x, y in zip(a.lines, b.lines, strict=True):
+        assert (x.ns_mp, x.ew_mp) == pytest.approx((y.ew_mp, y.ns_mp))
