@@ -1,0 +1,189 @@
+"""Tables of the club panel: directors, club events, table tokens, results, pads, dealing jobs.
+
+They live in the core (docs/architecture.md, "Adding tables") so that the
+panel, the command line and the benches share one schema. Passwords are
+stored only as the hash the panel computes; the core never sees a password.
+
+A result row is unique per (club event, section, table, board): one table
+plays a board once, so two phones entering the same board meet this
+constraint and the second gets a conflict. Every accepted form, entry or
+correction, leaves its client-made submission id in ``submissions``; a retry
+finds it there and is answered "already recorded" instead of writing twice.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    SmallInteger,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from dealer.store.models import Base
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Director(Base):
+    """A person who may use the director's pages."""
+
+    __tablename__ = "directors"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(300))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class LoginFailure(Base):
+    """One failed login, kept for rate limiting (by client address)."""
+
+    __tablename__ = "login_failures"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    client: Mapped[str] = mapped_column(String(100), index=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class ClubEvent(Base):
+    """A session as the director sets it up: movement, scoring, boards, options."""
+
+    __tablename__ = "club_events"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(10), default="pairs")  # pairs | teams
+    movement: Mapped[str] = mapped_column(String(20), default="mitchell")  # mitchell | howell
+    tables: Mapped[int] = mapped_column(Integer)
+    rounds: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    boards_per_round: Mapped[int] = mapped_column(Integer, default=2)
+    sections: Mapped[list[str]] = mapped_column(JSON, default=list)
+    scoring: Mapped[str] = mapped_column(String(20), default="matchpoints")  # | butler | cross
+    deal_set_id: Mapped[int | None] = mapped_column(
+        ForeignKey("deal_sets.id", ondelete="SET NULL"), nullable=True)
+    show_traveller: Mapped[bool] = mapped_column(Boolean, default=True)
+    show_hand_record: Mapped[bool] = mapped_column(Boolean, default=True)
+    current_round: Mapped[int] = mapped_column(Integer, default=1)
+    correction_minutes: Mapped[int] = mapped_column(Integer, default=30)  # Law 79C
+    published_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class TableToken(Base):
+    """The secret in a table card's QR code: it opens one table of one club event."""
+
+    __tablename__ = "table_tokens"
+    __table_args__ = (UniqueConstraint("club_event_id", "section", "table_no"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    club_event_id: Mapped[int] = mapped_column(
+        ForeignKey("club_events.id", ondelete="CASCADE"))
+    section: Mapped[str] = mapped_column(String(4))
+    table_no: Mapped[int] = mapped_column(Integer)
+    token: Mapped[str] = mapped_column(String(64), unique=True)
+
+
+class ResultRow(Base):
+    """One traveller line as entered at a table (or by the director)."""
+
+    __tablename__ = "results"
+    __table_args__ = (UniqueConstraint("club_event_id", "section", "table_no", "board"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    club_event_id: Mapped[int] = mapped_column(
+        ForeignKey("club_events.id", ondelete="CASCADE"), index=True)
+    section: Mapped[str] = mapped_column(String(4))
+    table_no: Mapped[int] = mapped_column(Integer)
+    round_no: Mapped[int] = mapped_column(Integer)
+    board: Mapped[int] = mapped_column(Integer)
+    ns: Mapped[int] = mapped_column(Integer)
+    ew: Mapped[int] = mapped_column(Integer)
+    contract: Mapped[str | None] = mapped_column(String(8), nullable=True)  # "4SX", "PASS"
+    declarer: Mapped[str | None] = mapped_column(String(1), nullable=True)
+    lead: Mapped[str | None] = mapped_column(String(3), nullable=True)
+    tricks: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)
+    score: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    ns_artificial: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    ew_artificial: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    not_played: Mapped[bool] = mapped_column(Boolean, default=False)
+    fouled_group: Mapped[int] = mapped_column(Integer, default=0)
+    play: Mapped[str | None] = mapped_column(Text, nullable=True)  # PBN play order, if captured
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    entered_by: Mapped[str] = mapped_column(String(100), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class Submission(Base):
+    """A client-made id of an accepted form: a retry with the same id changes nothing."""
+
+    __tablename__ = "submissions"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    result_id: Mapped[int] = mapped_column(ForeignKey("results.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(10))  # entry | correction
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class ResultChange(Base):
+    """The audit trail: who changed which field of a result, when, from what to what."""
+
+    __tablename__ = "result_changes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    result_id: Mapped[int] = mapped_column(
+        ForeignKey("results.id", ondelete="CASCADE"), index=True)
+    who: Mapped[str] = mapped_column(String(100))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    field: Mapped[str] = mapped_column(String(30))
+    old: Mapped[str] = mapped_column(String(100), default="")
+    new: Mapped[str] = mapped_column(String(100), default="")
+    reason: Mapped[str] = mapped_column(String(300), default="")
+    in_window: Mapped[bool] = mapped_column(Boolean, default=True)  # Law 79C
+
+
+class Pad(Base):
+    """A score pad (rubber, Chicago, Minibridge, TigerBridge, Bugger): its log of entries."""
+
+    __tablename__ = "pads"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    name: Mapped[str] = mapped_column(String(100))
+    token: Mapped[str] = mapped_column(String(64), unique=True)
+    setup: Mapped[dict] = mapped_column(JSON, default=dict)
+    entries: Mapped[list] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class DealingJob(Base):
+    """A dealing session as the panel sees it; the rig (or an emulator) updates it."""
+
+    __tablename__ = "dealing_jobs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    deal_set_id: Mapped[int] = mapped_column(ForeignKey("deal_sets.id", ondelete="CASCADE"))
+    machine: Mapped[str] = mapped_column(String(200), default="emulator")
+    state: Mapped[str] = mapped_column(String(12), default="queued")
+    command: Mapped[str] = mapped_column(String(12), default="")  # pause | resume | abort
+    boards_total: Mapped[int] = mapped_column(Integer, default=0)
+    boards_done: Mapped[int] = mapped_column(Integer, default=0)
+    cards_done: Mapped[int] = mapped_column(Integer, default=0)
+    current_board: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    message: Mapped[str] = mapped_column(String(300), default="")
+    instruction: Mapped[str] = mapped_column(String(300), default="")
+    image: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)  # last card, PNG
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
