@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from dealer.cards import Card
 from dealer.deal import Deal
 from firmware_bridge import events as ev
-from firmware_bridge.driver import Machine, MachineError, RouteResult
+from firmware_bridge.driver import Machine, MachineError
 from firmware_bridge.emulator import Emulator
 from firmware_bridge.physical import PhysicalCard, owner_pocket, standard_deck
 

@@ -6,7 +6,6 @@ and the driver opens it with pyserial.
 
 from __future__ import annotations
 
-import os
 import random
 
 import pytest
