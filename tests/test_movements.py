@@ -193,3 +193,19 @@ def test_cli_movement_and_vp(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "needs an even number of tables" in capsys.readouterr().err
     assert main(["movement", "show", str(tmp_path / "none.asc")]) == 2
     assert "none.asc: cannot read the movement" in capsys.readouterr().err
+
+
+def test_missing_pair_gives_sit_outs(tmp_path: Path) -> None:
+    m = mitchell(5, missing=("EW", 5))
+    assert m.problems() == [] and "sit out" in m.notes[0]
+    assert sum(1 for s in m.sittings if s.ew == 0) == 5  # one NS pair sits out each round
+    assert all(s.ns for s in m.sittings)
+    h = howell(4, missing=8)
+    assert h.problems() == [] and all(s.ns == 0 for s in h.round(1) if s.table == 1)
+    path = tmp_path / "h.asc"
+    asc.dump(h, path)
+    assert asc.load(path).at(1, 1).ns == 0 and asc.load(path).at(1, 1).ew == 1
+    with pytest.raises(EventError, match="missing pair EW 9 is not in this Mitchell"):
+        mitchell(5, missing=("EW", 9))
+    with pytest.raises(EventError, match="missing pair 9 is not among pairs 1-8"):
+        howell(4, missing=9)

@@ -201,6 +201,7 @@ def mitchell(
     ew_offset: int | None = None,
     section: str = "A",
     first_board: int = 1,
+    missing: tuple[str, int] | None = None,
 ) -> Movement:
     """A Mitchell movement for ``tables`` tables.
 
@@ -210,6 +211,8 @@ def mitchell(
     rounds). ``"auto"`` picks plain for odd and relay for even tables.
     ``ew_offset``: added to EW pair numbers; defaults to ``tables`` when an
     arrow switch needs unique numbers, else 0 (NS and EW both numbered 1..n).
+    ``missing``: a line and pair number (``("EW", 7)``) that does not exist,
+    for an odd number of pairs; its opponents sit out each round (pair 0).
     """
     n = tables
     if n < 2:
@@ -232,6 +235,9 @@ def mitchell(
     if bad:
         raise EventError(f"arrow-switch round(s) {bad} are not among rounds 1-{r_count}")
     offset = (n if switch else 0) if ew_offset is None else ew_offset
+    if missing is not None and (missing[0] not in ("NS", "EW") or not (
+            1 <= missing[1] - (offset if missing[0] == "EW" else 0) <= n)):
+        raise EventError(f"missing pair {missing[0]} {missing[1]} is not in this Mitchell")
     if switch and offset < n:
         raise EventError(f"an arrow switch needs EW numbers offset by at least {n} "
                          f"(got {offset}) so NS and EW pair numbers differ")
@@ -246,12 +252,19 @@ def mitchell(
             else:
                 bset = (t - 1 + r - 1) % n + 1
             ns, ew = t, e + offset
+            if missing is not None:
+                line, num = missing
+                if line == "NS" and ns == num:
+                    ns = 0
+                elif line == "EW" and e + offset == num:
+                    ew = 0
             if r in switch:
                 ns, ew = ew, ns
             sittings.append(Sitting(t, r, ns, ew, bset,
                                     _boards(bset, boards_per_round, first_board), r in switch))
     name = f"{n}-table {method} Mitchell" + (f", arrow switch {sorted(switch)}" if switch else "")
-    notes = []
+    notes = [] if missing is None else [f"{missing[0]} pair {missing[1]} is missing: its "
+                                        "opponents sit out"]
     if method == "relay":
         notes.append(f"tables 1 and {n} share boards; one set rests on a relay stand between "
                      f"tables {n // 2} and {n // 2 + 1}")
@@ -299,7 +312,7 @@ def _cyclic_adders(n: int) -> tuple[int, ...] | None:
 
 
 def howell(tables: int, *, boards_per_round: int = 2, section: str = "A",
-           first_board: int = 1) -> Movement:
+           first_board: int = 1, missing: int | None = None) -> Movement:
     """A complete Howell for ``2 * tables`` pairs: 2k-1 rounds, everyone meets everyone.
 
     Each pair plays every board set once. With 4 tables and 6 or more, each
@@ -313,6 +326,8 @@ def howell(tables: int, *, boards_per_round: int = 2, section: str = "A",
         raise EventError(f"a Howell needs at least 2 tables, not {k}")
     n = 2 * k - 1
     stationary = 2 * k
+    if missing is not None and not 1 <= missing <= stationary:
+        raise EventError(f"missing pair {missing} is not among pairs 1-{stationary}")
     matches: list[list[tuple[int, int]]] = []
     for r in range(n):
         rm = [(stationary, r + 1)]
@@ -328,13 +343,19 @@ def howell(tables: int, *, boards_per_round: int = 2, section: str = "A",
         # every table plays the same set in a round, from copies of the boards,
         # which a dealing machine makes as easily as one.
         sets = [[r + 1] * k for r in range(n)]
+    def present(p: int) -> int:
+        return 0 if p == missing else p
+
     sittings = [
-        Sitting(j + 1, r + 1, a, b, sets[r][j], _boards(sets[r][j], boards_per_round, first_board))
+        Sitting(j + 1, r + 1, present(a), present(b), sets[r][j],
+                _boards(sets[r][j], boards_per_round, first_board))
         for r in range(n) for j, (a, b) in enumerate(matches[r])
     ]
     shared = any(len(set(row)) < k for row in sets)
     notes = [f"every table plays the same set each round: deal {k} copies of each board"
              ] if shared else []
+    if missing is not None:
+        notes.append(f"pair {missing} is missing: its opponents sit out")
     return Movement(f"{k}-table Howell", k, n, boards_per_round, sittings, "unique", section,
                     notes)
 
