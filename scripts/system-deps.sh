@@ -17,6 +17,8 @@ fi
 if [ "$(id -u)" -eq 0 ]; then
     echo "boardwright: installing system packages: ${missing[*]}"
     log=$(mktemp)
+    # Another apt (unattended upgrades, a colleague's install) may hold the dpkg lock: wait for it.
+    cmd="apt-get update -o DPkg::Lock::Timeout=300 && DEBIAN_FRONTEND=noninteractive apt-get install -y -o DPkg::Lock::Timeout=300 --no-install-recommends ${missing[*]}"
     # apt's progress is noise on success; on failure show its tail and what was run.
     if ! bash -c "$cmd" >"$log" 2>&1; then
         tail -n 20 "$log" >&2
