@@ -1,0 +1,78 @@
+"""Score pads in the store: the setup and the entry log of each pad (see :mod:`dealer.pads`).
+
+Each entry carries the client's submission id (``sid``); an entry whose id is
+already in the log is a retry and changes nothing.
+
+>>> from dealer.store import Store
+>>> with Store.open("sqlite://") as st:
+...     tok = create(st, "rubber", "Friday four", {})
+...     _ = add(st, tok, {"contract": "2H", "declarer": "S", "tricks": 8, "sid": "a"})
+...     _ = add(st, tok, {"contract": "2H", "declarer": "S", "tricks": 8, "sid": "a"})
+...     view(st, tok)[1].totals
+{'WE': 60, 'THEY': 0}
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import select
+
+from dealer.pads import PadError, PadView, apply, check_setup, replay
+from dealer.store.panel_models import Pad
+from dealer.store.repository import Store
+
+
+def create(store: Store, kind: str, name: str, setup: dict[str, Any]) -> str:
+    """A new pad; returns its token (the pad's address)."""
+    clean = check_setup(kind, setup)
+    name = name.strip()[:100] or kind.title()
+    token = secrets.token_urlsafe(12)
+    with store._write() as s:
+        s.add(Pad(kind=kind, name=name, token=token, setup=clean, entries=[]))
+    return token
+
+
+def _get(s: Any, token: str, lock: bool = False) -> Pad:
+    q = select(Pad).where(Pad.token == token)
+    pad = s.scalars(q.with_for_update() if lock else q).first()
+    if pad is None:
+        raise PadError("there is no such score pad")
+    return pad
+
+
+def view(store: Store, token: str) -> tuple[Pad, PadView]:
+    with store._read() as s:
+        pad = _get(s, token)
+        s.expunge(pad)
+    return pad, replay(pad.kind, pad.setup, pad.entries)
+
+
+def add(store: Store, token: str, entry: dict[str, Any]) -> PadView:
+    """Append ``entry`` if the rules accept it (and its ``sid`` is new)."""
+    with store._write() as s:
+        pad = _get(s, token, lock=True)
+        sid = entry.get("sid")
+        if sid and any(e.get("sid") == sid for e in pad.entries):
+            return replay(pad.kind, pad.setup, pad.entries)
+        v = apply(pad.kind, pad.setup, pad.entries, entry)
+        pad.entries = [*pad.entries, entry]  # a new list, so SQLAlchemy sees the change
+        pad.updated_at = datetime.now(UTC)
+        return v
+
+
+def undo(store: Store, token: str) -> PadView:
+    """Remove the last entry (a mistyped bid or result)."""
+    with store._write() as s:
+        pad = _get(s, token, lock=True)
+        pad.entries = pad.entries[:-1]
+        return replay(pad.kind, pad.setup, pad.entries)
+
+
+def all_pads(store: Store) -> list[Pad]:
+    with store._read() as s:
+        pads = list(s.scalars(select(Pad).order_by(Pad.id.desc())))
+        s.expunge_all()
+        return pads

@@ -1,0 +1,522 @@
+"""Results of a club event in the store: entry, idempotent retries, conflicts, corrections.
+
+The panel (and the load bench) call these functions; they hold the rules
+about *recording*, while :mod:`dealer.events` holds the rules about
+*scoring*. Every function takes a :class:`~dealer.store.Store`.
+
+- :func:`submit` records one table's result. The client's submission id
+  makes it idempotent: the same id again returns ``"duplicate"`` and writes
+  nothing. Another entry for a board already recorded at that table returns
+  ``"conflict"`` with a message naming who entered it first.
+- :func:`correct` changes fields of a recorded result and writes one audit
+  row per changed field (who, when, old, new, reason, and whether it was
+  inside the correction period of Law 79C: by default 30 minutes after the
+  results were published, WBF Laws 2017 Law 79C2).
+
+>>> from dealer.store import Store
+>>> with Store.open("sqlite://") as st:
+...     ce = create_club_event(st, "Monday", tables=3, movement="mitchell")
+...     e = Entry(board=1, contract="4S", declarer="N", tricks=10)
+...     a = submit(st, ce, "A", 1, 1, e, submission_id="s1", who="table 1")
+...     b = submit(st, ce, "A", 1, 1, e, submission_id="s1", who="table 1")
+...     c = submit(st, ce, "A", 1, 1, e, submission_id="s2", who="table 1")
+>>> a.status, a.score, b.status, c.status
+('recorded', 420, 'duplicate', 'conflict')
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from dealer.board import DealSet
+from dealer.contract import Contract, ContractError
+from dealer.errors import BoardwrightError
+from dealer.events.model import Artificial, EventError, Result
+from dealer.events.movements import Movement, howell, mitchell, with_section
+from dealer.events.validation import check_results
+from dealer.scoring.duplicate import score_ns
+from dealer.seats import Seat, Vulnerability, board_vulnerability
+from dealer.store.models import DealSetRow, Event
+from dealer.store.panel_models import (
+    ClubEvent,
+    ResultChange,
+    ResultRow,
+    Submission,
+    TableToken,
+)
+from dealer.store.repository import Store
+
+LEADS = "23456789TJQKA"
+
+
+class EntryError(BoardwrightError, ValueError):
+    """A result form that cannot be recorded; ``field`` names the form field."""
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@contextmanager
+def _reading(store: Store) -> Iterator[Session]:
+    """A read-only session whose objects stay usable afterwards (detached, loaded)."""
+    with store._read() as s:
+        yield s
+        s.expunge_all()  # before the rollback, which would expire them
+
+
+def _aware(t: datetime) -> datetime:
+    # SQLite gives naive datetimes back even for timezone=True columns; they were UTC.
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
+
+
+# ----------------------------------------------------------------------------- events
+
+def create_club_event(store: Store, name: str, *, date: str = "", kind: str = "pairs",
+                      movement: str = "mitchell", tables: int, rounds: int | None = None,
+                      boards_per_round: int = 2, sections: Iterable[str] = ("A",),
+                      scoring: str = "matchpoints", deal_set_id: int | None = None) -> int:
+    """Create a club event and one table token per table; returns its id."""
+    secs = [s.strip().upper() for s in sections if s.strip()] or ["A"]
+    if kind not in ("pairs", "teams"):
+        raise EntryError(f"kind must be pairs or teams, not {kind!r}", "kind")
+    if scoring not in ("matchpoints", "butler", "cross"):
+        raise EntryError(f"scoring must be matchpoints, butler or cross, not {scoring!r}",
+                         "scoring")
+    if not 1 <= boards_per_round <= 8:
+        raise EntryError("boards per round must be 1 to 8", "boards_per_round")
+    if not 2 <= tables <= 40:
+        raise EntryError("an event needs 2 to 40 tables", "tables")
+    if len(name) > 200 or not name.strip():
+        raise EntryError("the event needs a name of at most 200 characters", "name")
+    if any(len(s) > 4 or not s.isalnum() for s in secs):
+        raise EntryError("section names are up to 4 letters or digits", "sections")
+    ce = ClubEvent(kind=kind, movement=movement, tables=tables, rounds=rounds,
+                   boards_per_round=boards_per_round, sections=secs, scoring=scoring,
+                   deal_set_id=deal_set_id)
+    _movement(ce)  # refuse an impossible movement before anything is written
+    with store._write() as s:
+        ev = Event(name=name.strip(), date=date, site="")
+        s.add(ev)
+        s.flush()
+        ce.event_id = ev.id
+        s.add(ce)
+        s.flush()
+        for sec in secs:
+            for t in range(1, tables + 1):
+                s.add(TableToken(club_event_id=ce.id, section=sec, table_no=t,
+                                 token=secrets.token_urlsafe(18)))
+        return ce.id
+
+
+def _movement(ce: ClubEvent, section: str = "A") -> Movement:
+    try:
+        if ce.movement == "howell":
+            m = howell(ce.tables, boards_per_round=ce.boards_per_round, section=section)
+        elif ce.movement == "mitchell":
+            m = mitchell(ce.tables, rounds=ce.rounds, boards_per_round=ce.boards_per_round,
+                         section=section)
+        else:
+            raise EntryError(f"unknown movement {ce.movement!r} (mitchell or howell)", "movement")
+    except EventError as exc:
+        raise EntryError(str(exc), "movement") from None
+    return m if m.section == section else with_section(m, section)
+
+
+def movement(store: Store, club_event_id: int, section: str = "A") -> Movement:
+    """The movement of one section of a club event."""
+    return _movement(get_event(store, club_event_id), section)
+
+
+def get_event(store: Store, club_event_id: int) -> ClubEvent:
+    with _reading(store) as s:
+        ce = s.get(ClubEvent, club_event_id)
+        if ce is None:
+            raise EntryError(f"there is no club event {club_event_id}")
+        return ce
+
+
+def event_name(store: Store, club_event_id: int) -> tuple[str, str]:
+    """(name, date) of the club event."""
+    with _reading(store) as s:
+        ev = s.scalars(select(Event).join(ClubEvent, ClubEvent.event_id == Event.id)
+                       .where(ClubEvent.id == club_event_id)).one()
+        return ev.name, ev.date
+
+
+def list_events(store: Store) -> list[tuple[ClubEvent, Event]]:
+    with _reading(store) as s:
+        return [tuple(r) for r in s.execute(  # type: ignore[misc]
+            select(ClubEvent, Event).join(Event, ClubEvent.event_id == Event.id)
+            .order_by(ClubEvent.id.desc())).all()]
+
+
+def update_event(store: Store, club_event_id: int, **values: object) -> None:
+    """Change settings of a club event (current round, options, deal set, publication)."""
+    allowed = {"current_round", "show_traveller", "show_hand_record", "deal_set_id",
+               "correction_minutes", "published_at", "scoring"}
+    with store._write() as s:
+        ce = s.get(ClubEvent, club_event_id)
+        if ce is None:
+            raise EntryError(f"there is no club event {club_event_id}")
+        for k, v in values.items():
+            if k not in allowed:
+                raise EntryError(f"{k} cannot be changed", k)
+            setattr(ce, k, v)
+
+
+def tokens(store: Store, club_event_id: int) -> list[TableToken]:
+    with _reading(store) as s:
+        return list(s.scalars(select(TableToken).where(TableToken.club_event_id == club_event_id)
+                              .order_by(TableToken.section, TableToken.table_no)))
+
+
+def table_for_token(store: Store, token: str) -> TableToken | None:
+    """The table a QR token opens, or ``None`` for an unknown token."""
+    if not token or len(token) > 64:
+        return None
+    with _reading(store) as s:
+        return s.scalars(select(TableToken).where(TableToken.token == token)).first()
+
+
+def dealset_of(store: Store, ce: ClubEvent) -> DealSet | None:
+    if ce.deal_set_id is None:
+        return None
+    return store.load(ce.deal_set_id)
+
+
+def set_sealed(store: Store, deal_set_id: int, sealed: bool) -> None:
+    with store._write() as s:
+        row = s.get(DealSetRow, deal_set_id)
+        if row is None:
+            raise EntryError(f"there is no deal set {deal_set_id}")
+        row.sealed = sealed
+
+
+# ----------------------------------------------------------------------------- entry
+
+@dataclass(frozen=True)
+class Entry:
+    """What a table types: contract (``"4SX"``, ``"PASS"``), declarer, lead, tricks."""
+
+    board: int
+    contract: str
+    declarer: str = ""
+    tricks: int | None = None
+    lead: str = ""
+
+    def checked(self) -> tuple[Contract, str | None, str | None, int]:
+        """The parsed contract, declarer letter, lead and tricks, or an :class:`EntryError`."""
+        text = self.contract.strip().upper()
+        if len(text) > 8:
+            raise EntryError("the contract is too long (e.g. 4SX, 3NTXX, PASS)", "contract")
+        try:
+            c = Contract.parse(text)
+        except ContractError as exc:
+            raise EntryError(f"contract: {exc}", "contract") from None
+        if c.is_passed_out:
+            return c, None, None, 0
+        decl = self.declarer.strip().upper()[:1]
+        if decl not in ("N", "E", "S", "W"):
+            raise EntryError("choose the declarer: N, E, S or W", "declarer")
+        c = c.with_declarer(Seat.parse(decl))
+        if self.tricks is None or not 0 <= self.tricks <= 13:
+            raise EntryError("tricks taken by declarer must be 0 to 13", "tricks")
+        lead = self.lead.strip().upper().replace("10", "T")
+        if lead:
+            if len(lead) != 2 or lead[0] not in "SHDC" or lead[1] not in LEADS:
+                raise EntryError("the opening lead is a suit and a rank, e.g. SQ or H7", "lead")
+        return c, decl, lead or None, self.tricks
+
+
+@dataclass
+class Outcome:
+    """What :func:`submit` or :func:`correct` did: ``recorded``, ``duplicate``,
+    ``conflict``, ``corrected`` or ``needs-confirmation`` (warnings to confirm)."""
+
+    status: str
+    result_id: int | None = None
+    score: int | None = None
+    message: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+def _vulnerability(ds: DealSet | None, board: int) -> Vulnerability:
+    if ds is not None:
+        for b in ds.boards:
+            if b.number == board and b.vulnerability is not None:
+                return b.vulnerability
+    return board_vulnerability(board)
+
+
+def warnings_for(store: Store, ce: ClubEvent, section: str, table: int, round_no: int,
+                 board: int, ns: int, ew: int) -> list[str]:
+    """Doubts about a line from the movement, e.g. a board not played at this table now."""
+    m = _movement(ce, section)
+    try:
+        s = m.at(table, round_no)
+    except EventError:
+        return [f"section {section} has no table {table} in round {round_no}"]
+    out = []
+    if board not in s.boards:
+        out.append(f"board {board} is not played at this table in round {round_no} "
+                   f"(boards {', '.join(map(str, s.boards))} are)")
+    r = Result(board, ns, ew, section=section, table=table, round=round_no)
+    out += [f.reason for f in check_results([r], m) if f.code in ("wrong-pairs", "wrong-way")]
+    return out
+
+
+def submit(store: Store, club_event_id: int, section: str, table: int, round_no: int,
+           entry: Entry, *, submission_id: str, who: str, confirm: bool = False,
+           ns: int | None = None, ew: int | None = None) -> Outcome:
+    """Record one result. Idempotent on ``submission_id``; a second entry is a conflict."""
+    if not submission_id or len(submission_id) > 64:
+        raise EntryError("the form lost its submission id; reload the page", "submission_id")
+    with _reading(store) as s:
+        done = s.get(Submission, submission_id)
+        if done is not None:  # a retry of a form we already have: answer as before
+            row = s.get(ResultRow, done.result_id)
+            return Outcome("duplicate", done.result_id, row.score if row else None,
+                           "already recorded; nothing was added")
+    ce = get_event(store, club_event_id)
+    contract, decl, lead, tricks = entry.checked()
+    m = _movement(ce, section)
+    try:
+        sitting = m.at(table, round_no)
+    except EventError as exc:
+        raise EntryError(str(exc), "round") from None
+    ns = sitting.ns if ns is None else ns
+    ew = sitting.ew if ew is None else ew
+    if not 1 <= entry.board <= max(m.boards, 1) * 4:
+        raise EntryError(f"there is no board {entry.board} in this event", "board")
+    warnings = warnings_for(store, ce, section, table, round_no, entry.board, ns, ew)
+    if warnings and not confirm:
+        return Outcome("needs-confirmation", message="; ".join(warnings), warnings=warnings)
+    vul = _vulnerability(dealset_of(store, ce) if ce.deal_set_id else None, entry.board)
+    score = 0 if contract.is_passed_out else score_ns(contract, tricks, vul)
+    row = ResultRow(club_event_id=club_event_id, section=section, table_no=table,
+                    round_no=round_no, board=entry.board, ns=ns, ew=ew,
+                    contract="PASS" if contract.is_passed_out else _ascii(contract),
+                    declarer=decl, lead=lead, tricks=None if contract.is_passed_out else tricks,
+                    score=score, entered_by=who[:100])
+    try:
+        with store._sessions() as s, s.begin():
+            s.add(row)
+            s.flush()
+            s.add(Submission(id=submission_id, result_id=row.id, kind="entry"))
+    except IntegrityError:
+        return _after_race(store, club_event_id, section, table, entry.board, submission_id)
+    return Outcome("recorded", row.id, score, f"board {entry.board}: {_describe(row)}",
+                   warnings)
+
+
+def _after_race(store: Store, club_event_id: int, section: str, table: int, board: int,
+                submission_id: str) -> Outcome:
+    # Either the same form arrived twice at once (duplicate) or another device got there first.
+    with _reading(store) as s:
+        done = s.get(Submission, submission_id)
+        if done is not None:
+            return Outcome("duplicate", done.result_id, None, "already recorded; nothing added")
+        row = s.scalars(select(ResultRow).where(
+            ResultRow.club_event_id == club_event_id, ResultRow.section == section,
+            ResultRow.table_no == table, ResultRow.board == board)).first()
+    if row is None:
+        raise EntryError("the database refused the result; please try again")
+    return Outcome("conflict", row.id, row.score,
+                   f"board {board} was already entered at this table by {row.entered_by} "
+                   f"({_describe(row)}); ask the director to correct it if it is wrong")
+
+
+def _ascii(c: Contract) -> str:
+    return c.ascii.split()[0] if " " in c.ascii else c.ascii
+
+
+def _describe(row: ResultRow) -> str:
+    if row.ns_artificial:
+        return f"artificial {row.ns_artificial}/{row.ew_artificial}"
+    if row.not_played:
+        return "not played"
+    if row.contract == "PASS":
+        return "passed out"
+    return f"{row.contract} by {row.declarer}, {row.tricks} tricks, NS {row.score:+d}"
+
+
+# ----------------------------------------------------------------------------- reading
+
+def results(store: Store, club_event_id: int) -> list[ResultRow]:
+    with _reading(store) as s:
+        return list(s.scalars(select(ResultRow).where(ResultRow.club_event_id == club_event_id)
+                              .order_by(ResultRow.board, ResultRow.section, ResultRow.table_no)))
+
+
+def result(store: Store, result_id: int) -> ResultRow:
+    with _reading(store) as s:
+        row = s.get(ResultRow, result_id)
+        if row is None:
+            raise EntryError(f"there is no result {result_id}")
+        return row
+
+
+def changes(store: Store, club_event_id: int) -> list[ResultChange]:
+    with _reading(store) as s:
+        return list(s.scalars(select(ResultChange).join(
+            ResultRow, ResultChange.result_id == ResultRow.id)
+            .where(ResultRow.club_event_id == club_event_id).order_by(ResultChange.id)))
+
+
+def as_results(rows: Iterable[ResultRow]) -> list[Result]:
+    """Traveller lines for :mod:`dealer.events` scoring."""
+    out = []
+    for r in rows:
+        common = dict(section=r.section, table=r.table_no, round=r.round_no, group=r.fouled_group)
+        if r.ns_artificial and r.ew_artificial:
+            out.append(Result(r.board, r.ns, r.ew, ns_artificial=_adj(r.ns_artificial),
+                              ew_artificial=_adj(r.ew_artificial), **common))
+        elif r.not_played:
+            out.append(Result(r.board, r.ns, r.ew, not_played=True, **common))
+        else:
+            c = None
+            if r.contract and r.contract != "PASS":
+                c = Contract.parse(r.contract, r.declarer)
+            out.append(Result(r.board, r.ns, r.ew, r.score, contract=c, tricks=r.tricks,
+                              **common))
+    return out
+
+
+def _adj(text: str) -> Artificial | float:
+    try:
+        return Artificial.parse(text)
+    except EventError:
+        return float(text)
+
+
+# ----------------------------------------------------------------------------- corrections
+
+EDITABLE = ("contract", "declarer", "tricks", "lead", "ns", "ew", "ns_artificial",
+            "ew_artificial", "not_played", "fouled_group")
+
+
+def correction_window_open(ce: ClubEvent, at: datetime | None = None) -> bool:
+    """Law 79C2: corrections until ``correction_minutes`` after the results are published."""
+    if ce.published_at is None:
+        return True
+    at = at or _now()
+    return at <= _aware(ce.published_at) + timedelta(minutes=ce.correction_minutes)
+
+
+def correct(store: Store, result_id: int, *, who: str, reason: str = "",
+            submission_id: str | None = None, expected_version: int | None = None,
+            **values: object) -> Outcome:
+    """Change fields of a result, rescoring it, with one audit row per changed field.
+
+    ``expected_version`` guards against two people correcting at once: a
+    stale version is a ``conflict``. A ``submission_id`` seen before is a
+    ``duplicate`` and changes nothing.
+    """
+    for k in values:
+        if k not in EDITABLE:
+            raise EntryError(f"{k} cannot be corrected", k)
+    with store._sessions() as s, s.begin():
+        if submission_id is not None and s.get(Submission, submission_id) is not None:
+            return Outcome("duplicate", result_id, None, "already recorded; nothing changed")
+        row = s.get(ResultRow, result_id, with_for_update=True)
+        if row is None:
+            raise EntryError(f"there is no result {result_id}")
+        if expected_version is not None and row.version != expected_version:
+            return Outcome("conflict", result_id, row.score,
+                           f"the result was changed meanwhile (now {_describe(row)})")
+        ce = s.get(ClubEvent, row.club_event_id)
+        assert ce is not None
+        in_window = correction_window_open(ce)
+        old = {k: getattr(row, k) for k in (*EDITABLE, "score")}
+        new = dict(old)
+        new.update(values)
+        _rescore(store, ce, row, new)
+        for k in (*EDITABLE, "score"):
+            if new[k] != old[k]:
+                s.add(ResultChange(result_id=row.id, who=who[:100], field=k,
+                                   old=_text(old[k]), new=_text(new[k]), reason=reason[:300],
+                                   in_window=in_window))
+                setattr(row, k, new[k])
+        row.version += 1
+        row.updated_at = _now()
+        if submission_id is not None:
+            s.add(Submission(id=submission_id, result_id=row.id, kind="correction"))
+        return Outcome("corrected", row.id, row.score, _describe(row))
+
+
+def _rescore(store: Store, ce: ClubEvent, row: ResultRow, new: dict) -> None:
+    if new["ns_artificial"] or new["ew_artificial"]:
+        if not (new["ns_artificial"] and new["ew_artificial"]):
+            raise EntryError("an artificial score needs both sides, e.g. A+ and A-", "artificial")
+        for k in ("ns_artificial", "ew_artificial"):
+            new[k] = _adj_text(str(new[k]))
+        new.update(contract=None, declarer=None, tricks=None, score=None, lead=None,
+                   not_played=False)
+        return
+    if new["not_played"]:
+        new.update(contract=None, declarer=None, tricks=None, score=None, lead=None)
+        return
+    e = Entry(row.board, str(new["contract"] or ""), str(new["declarer"] or ""),
+              None if new["tricks"] is None else int(new["tricks"]), str(new["lead"] or ""))
+    contract, decl, lead, tricks = e.checked()
+    vul = _vulnerability(dealset_of(store, ce) if ce.deal_set_id else None, row.board)
+    new.update(contract="PASS" if contract.is_passed_out else _ascii(contract), declarer=decl,
+               lead=lead, tricks=None if contract.is_passed_out else tricks,
+               score=0 if contract.is_passed_out else score_ns(contract, tricks, vul))
+
+
+def _adj_text(text: str) -> str:
+    try:
+        return Artificial.parse(text).code
+    except EventError:
+        try:
+            v = float(text)
+        except ValueError:
+            raise EntryError(f"unknown artificial score {text!r} (A+, A, A- or a percentage)",
+                             "artificial") from None
+        if not 0 <= v <= 100:
+            raise EntryError("a percentage is 0 to 100", "artificial") from None
+        return f"{v:g}"
+
+
+def _text(v: object) -> str:
+    return "" if v is None else str(v)
+
+
+def swap_pairs(store: Store, result_id: int, *, who: str, reason: str = "") -> Outcome:
+    """A pair sat the wrong way: swap NS and EW, so the score changes side."""
+    row = result(store, result_id)
+    return correct(store, result_id, who=who, reason=reason or "pairs sat the wrong way",
+                   ns=row.ew, ew=row.ns)
+
+
+def director_entry(store: Store, club_event_id: int, section: str, table: int, round_no: int,
+                   board: int, *, who: str, artificial: tuple[str, str] | None = None,
+                   not_played: bool = False) -> Outcome:
+    """The director records an artificial score or a not-played board where none was entered."""
+    ce = get_event(store, club_event_id)
+    sitting = _movement(ce, section).at(table, round_no)
+    row = ResultRow(club_event_id=club_event_id, section=section, table_no=table,
+                    round_no=round_no, board=board, ns=sitting.ns, ew=sitting.ew,
+                    entered_by=who[:100], not_played=not_played and artificial is None)
+    if artificial is not None:
+        row.ns_artificial, row.ew_artificial = (_adj_text(a) for a in artificial)
+    try:
+        with store._sessions() as s, s.begin():
+            s.add(row)
+    except IntegrityError:
+        return _after_race(store, club_event_id, section, table, board, "-")
+    return Outcome("recorded", row.id, None, _describe(row))
