@@ -33,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--double-feed-rate", type=float, default=0.0)
     p.add_argument("--jam-rate", type=float, default=0.0)
     p.add_argument("--board", type=int, help="insert this board with a shuffled deck in the hopper")
+    p.add_argument("--decks", type=int, default=1, help="decks to load with --board (default 1)")
     p.set_defaults(func=cmd_emulator)
 
     m = sub.add_parser("machine", help="talk to a dealing machine")
@@ -57,9 +58,13 @@ def cmd_emulator(args: argparse.Namespace) -> int:
     try:
         print(f"dealing machine emulator ready at {emu.url}", flush=True)
         if args.board is not None:
-            deck = standard_deck()
-            random.Random(args.seed).shuffle(deck)
-            emu.insert_board(args.board, deck)
+            rng = random.Random(args.seed)
+            cards = []
+            for _ in range(max(1, args.decks)):
+                deck = standard_deck()
+                rng.shuffle(deck)
+                cards += deck
+            emu.insert_board(args.board, cards)
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:

@@ -331,7 +331,8 @@ class Emulator:
 
     @property
     def counts(self) -> tuple[int, int, int, int]:
-        c = [len(x) for x in self.pockets] + [0, 0, 0, 0]
+        # The counters are one byte on the wire; a real stack sensor saturates too.
+        c = [min(255, len(x)) for x in self.pockets] + [0, 0, 0, 0]
         return (c[0], c[1], c[2], c[3])
 
     def _event(self, msg: p.Message) -> None:
@@ -397,7 +398,7 @@ class Emulator:
             gate_pocket = p.UNROUTED
         return p.StateInfo(
             self.boot_id, self.mode, self.speed, int(self.board_number is not None),
-            self.board_number or 0, faults, self.counts, len(self.rejects), gate, gate_pocket,
+            self.board_number or 0, faults, self.counts, min(255, len(self.rejects)), gate, gate_pocket,
             self.last_drop[0], self.last_drop[1], self.sender.oldest_unacked(),
         )  # fmt: skip
 
@@ -507,7 +508,8 @@ class Emulator:
             self._land(card, pocket)
             self.last_drop = (self.gate_id, pocket)
             c = self.counts
-            self._event(p.CardDroppedEvent(self.gate_id, pocket, *c, len(self.rejects)))
+            rejects = min(255, len(self.rejects))
+            self._event(p.CardDroppedEvent(self.gate_id, pocket, *c, rejects))
             self.gate_card, self.gate_pocket, self.phase = None, None, "idle"
         if self.phase != "idle" or not self.running or self.mode != p.Mode.RUNNING:
             return
@@ -548,7 +550,7 @@ class Emulator:
             # Stop so the operator can put the two cards back; RESUME goes on.
             self.running = False
             self.mode = p.Mode.IDLE
-            self._event(p.DoubleFeedEvent(2, len(self.rejects)))
+            self._event(p.DoubleFeedEvent(2, min(255, len(self.rejects))))
             return
         self.misfeeds = 0
         card = self.hopper.pop(0)
