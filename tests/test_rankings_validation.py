@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from dealer.contract import Contract
@@ -136,3 +138,72 @@ def test_validation_without_movement_and_never_meeting() -> None:
     assert [f.code for f in flags] == ["tricks", "declarer", "declarer"]
     assert "declaring pair 7 is not at this table" in flags[1].reason
     assert "has no declarer" in flags[2].reason
+
+
+SEED_CSV = """board,ns,ew,contract,tricks,score,table,round
+1,1,8,4S N,10,,1,1
+1,2,13,3NT S,10,,2,1
+1,3,11,5CX E,8,,3,1
+1,4,9,4S N,10,,4,1
+1,5,14,4S N,11,,5,1
+1,6,12,5S N,10,,6,1
+1,7,10,3S N,10,,7,1
+"""
+
+
+def test_travellers_csv_reads_scores_adjustments_and_names_errors() -> None:
+    from dealer.errors import FormatError
+    from dealer.events import travellers
+
+    rows = travellers.loads(SEED_CSV)
+    assert [r.score for r in rows] == [420, 430, 500, 420, 450, -50, 170]
+    more = travellers.loads("Board,NS,EW,Adjust,Score,Contract,Declarer,Tricks\n"
+                            "2,1,8,A+/A-,,,,\n2,2,9,60/40,,,,\n2,3,10,NP,,,,\n"
+                            "3,1,8,,-100,4H,E,9\n\n")
+    assert [r.kind for r in more] == ["artificial", "artificial", "not_played", "score"]
+    assert more[0].ns_artificial is Artificial.AVE_PLUS and more[1].ew_artificial == 40.0
+    assert more[3].contract is not None and more[3].contract.declarer is not None
+    cases = [
+        ("", "no header row"),
+        ("board,ns\n", "line 1: the header has no 'ew' column"),
+        ("board,ns,ew,bid\n", "line 1: unknown column(s) bid"),
+        ("board,ns,ew\n1,2,3\n", "line 2: no score"),
+        ("board,ns,ew,score\n1,2,3,4,5\n", "line 2: 5 cells but the header has 4"),
+        ("board,ns,ew,contract,tricks\n1,2,3,8S N,10\n", "line 2, field contract: cannot read"),
+        ("board,ns,ew,adjust\n1,2,3,A+\n", "line 2, field adjust: adjust 'A+' must be NS/EW"),
+        ("board,ns,ew,adjust\n1,2,3,A+/Q\n", "field adjust: 'Q' is not A+, A, A- or a perc"),
+        ("board,ns,ew,contract,tricks\n1,2,3,4S N,15\n", "line 2: board 1, pairs 2-3: 15 tricks"),
+        ("board,ns,ew,score\n,2,3,10\n", "line 2, field board: is empty"),
+    ]
+    for text, message in cases:
+        with pytest.raises(FormatError, match=re.escape(message)):
+            travellers.loads(text, path="r.csv")
+
+
+def test_event_cli_checks_before_scoring(tmp_path, capsys) -> None:
+    from dealer.cli import main
+    from dealer.events import asc
+
+    good = tmp_path / "seed.csv"
+    good.write_text(SEED_CSV)
+    assert main(["event", "score", str(good), "--card", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "NS ranking:" in out and "EW ranking:" in out
+    assert "   1  A3       100.00%  12 of 12" in out and "4=  A1" in out
+    assert "Total 12.00 of 12 = 100.00% over 1 boards" in out
+    assert main(["event", "score", str(good), "--imps", "butler"]) == 0
+    assert "butler IMPs" in capsys.readouterr().out
+    move = tmp_path / "m.asc"
+    asc.dump(mitchell(3, ew_offset=3), move)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("board,ns,ew,score,table,round\n1,1,4,420,1,1\n3,1,4,100,1,1\n")
+    assert main(["event", "check", str(bad), "--movement", str(move)]) == 1
+    assert "not board 3" in capsys.readouterr().out
+    assert main(["event", "score", str(bad), "--movement", str(move)]) == 1
+    assert "1 result(s) flagged: not scored" in capsys.readouterr().out
+    assert main(["event", "score", str(bad), "--movement", str(move), "--accept-flagged"]) == 0
+    assert main(["event", "check", str(good)]) == 0
+    assert "7 results, nothing flagged" in capsys.readouterr().out
+    missing = tmp_path / "none.csv"
+    assert main(["event", "check", str(missing)]) == 2
+    assert "none.csv: cannot read the results" in capsys.readouterr().err

@@ -7,17 +7,26 @@ Examples::
     boardwright movement howell 4 --boards-per-round 3
     boardwright movement check club.asc --boards-per-round 3
     boardwright vp 15 --boards 24 --scale seed24
+    boardwright event check results.csv --movement club.asc
+    boardwright event score results.csv --movement club.asc [--card 3]
 
-``movement check`` exits 0 when the movement is sound and 1 with its problems.
+``movement check`` and ``event check`` exit 0 when all is sound and 1 with
+the problems. ``event score`` refuses results the checks flag (exit 1)
+unless ``--accept-flagged`` is given: nothing doubtful is scored silently.
+The results CSV is described in :mod:`dealer.events.travellers`.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from dealer.events import asc
-from dealer.events.model import EventError
+from dealer.events import asc, travellers
+from dealer.events.imps_events import score_imp_pairs
+from dealer.events.matchpoints import MatchpointOptions, score_matchpoints
+from dealer.events.model import EventError, PairKey
 from dealer.events.movements import Movement, howell, mitchell
+from dealer.events.rankings import format_score_card, rank, rank_event
+from dealer.events.validation import check_results
 from dealer.events.vp import scale_named
 
 
@@ -44,6 +53,24 @@ def register(sub: argparse._SubParsersAction) -> None:
         c = msub.add_parser(verb, help=helptext)
         c.add_argument("file")
         c.add_argument("--boards-per-round", type=int, default=2)
+        c.set_defaults(func=func)
+
+    e = sub.add_parser("event", help="check and score an event's results (CSV)")
+    esub = e.add_subparsers(dest="verb", metavar="VERB", required=True)
+    for verb, helptext, func in (("check", "flag doubtful results", cmd_event_check),
+                                 ("score", "score and rank the event", cmd_event_score)):
+        c = esub.add_parser(verb, help=helptext)
+        c.add_argument("file")
+        c.add_argument("--movement", metavar="ASC", help="the movement, to check tables/rounds")
+        c.add_argument("--boards-per-round", type=int, default=2)
+        if verb == "score":
+            c.add_argument("--scale", default="wbf", choices=["wbf", "acbl"])
+            c.add_argument("--numbering", default="unique", choices=["unique", "by_line"])
+            c.add_argument("--imps", choices=["butler", "cross"],
+                           help="score at IMPs (Butler or cross-IMPs) instead of matchpoints")
+            c.add_argument("--card", type=int, metavar="PAIR", help="print this pair's card")
+            c.add_argument("--accept-flagged", action="store_true",
+                           help="score even when the checks flag results")
         c.set_defaults(func=func)
 
     v = sub.add_parser("vp", help="convert an IMP margin to victory points")
@@ -122,4 +149,52 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_vp(args: argparse.Namespace) -> int:
     a, b = scale_named(args.scale).convert(args.margin, args.boards)
     print(f"{args.margin:+d} IMPs over {args.boards} boards ({args.scale}): {a:g} - {b:g}")
+    return 0
+
+
+def _event_inputs(args: argparse.Namespace):
+    results = travellers.load(args.file)
+    movement = (asc.load(args.movement, boards_per_round=args.boards_per_round)
+                if args.movement else None)
+    return results, movement, check_results(results, movement)
+
+
+def cmd_event_check(args: argparse.Namespace) -> int:
+    results, _, flags = _event_inputs(args)
+    for f in flags:
+        print(f"{args.file}: {f}")
+    if not flags:
+        print(f"{args.file}: {len(results)} results, nothing flagged")
+    return 1 if flags else 0
+
+
+def cmd_event_score(args: argparse.Namespace) -> int:
+    results, movement, flags = _event_inputs(args)
+    if flags:
+        for f in flags:
+            print(f"{args.file}: {f}")
+        if not args.accept_flagged:
+            print(f"{len(flags)} result(s) flagged: not scored (use --accept-flagged to score "
+                  "them as written)")
+            return 1
+    if args.imps:
+        ev = score_imp_pairs(results, method=args.imps, numbering=args.numbering)
+        print(f"{args.imps} IMPs, total per pair:")
+        for p in rank(ev.totals):
+            print(f"{p.place:>4}  {p.key!s:<8} {p.score:8.2f} IMPs  {ev.boards.get(p.key, 0)} "
+                  "boards")
+        return 0
+    event = score_matchpoints(results, MatchpointOptions(scale=args.scale,
+                                                         numbering=args.numbering))
+    for line, placings in rank_event(event, movement).items():
+        print(f"{line + ' ' if line else ''}ranking:")
+        for p in placings:
+            t = event.totals[p.key]
+            print(f"{p.place:>4}  {p.key!s:<8} {t.percent:6.2f}%  {t.mp:g} of {t.top:g}")
+    if args.card is not None:
+        key = PairKey(results[0].section if results else "A", "", args.card)
+        if args.numbering == "by_line":
+            raise EventError("--card needs unique pair numbers (--numbering unique)")
+        print()
+        print(format_score_card(event, key))
     return 0
