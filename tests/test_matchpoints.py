@@ -167,3 +167,24 @@ def test_property_event_swap_mirrors_pair_totals(rows: list[tuple[int, int]], sc
         assert (t.mp, t.top) == pytest.approx((b.totals[k].mp, b.totals[k].top))
     for x, y in zip(a.lines, b.lines, strict=True):
         assert (x.ns_mp, x.ew_mp) == pytest.approx((y.ew_mp, y.ns_mp))
+
+
+def test_fouled_board_wbf1991_small_groups() -> None:
+    # 10 results: a group of 6, a group of 2 and a single result.
+    lines = [Result(1, i, 20 + i, 10 * i) for i in range(1, 7)]
+    lines += [Result(1, 7, 27, 300, group=1), Result(1, 8, 28, 100, group=1),
+              Result(1, 9, 29, -50, group=2)]
+    opts = MatchpointOptions(fouled="wbf1991")
+    event = score_matchpoints(lines, opts)
+    pct = [(round(ln.ns_percent, 2), round(ln.ew_percent, 2)) for ln in event.lines[6:]]
+    assert pct == [(65.0, 55.0), (55.0, 65.0), (60.0, 60.0)]
+    # The large group keeps the formula, as under the EBU rule.
+    ebu = score_matchpoints(lines)
+    assert [ln.ns_mp for ln in event.lines[:6]] == [ln.ns_mp for ln in ebu.lines[:6]]
+    # A group of 3 that is the largest uses the formula; tied small-group results share.
+    tie = [Result(2, 1, 11, 100), Result(2, 2, 12, 100, group=1), Result(2, 3, 13, 100, group=1),
+           Result(2, 4, 14, 0), Result(2, 5, 15, 50)]
+    ev2 = score_matchpoints(tie, opts)
+    assert [round(ln.ns_percent, 2) for ln in ev2.lines[1:3]] == [60.0, 60.0]
+    with pytest.raises(EventError, match="unknown fouled-board rule"):
+        score_matchpoints(lines, MatchpointOptions(fouled="acbl"))

@@ -132,6 +132,12 @@ class MatchpointOptions:
       1998, EBU; Law 12C2 says "at least 60%" / "at most 40%").
     - ``expected``: results each board should have had, by board number;
       by default the lines on its traveller (scores, artificial, not played).
+    - ``fouled``: ``"ebu"`` scores every group of a fouled board by the EBU
+      formula (Neuberg within the group). ``"wbf1991"`` applies the WBF 1991
+      rule as ASE implements it: groups of 4 or more by the formula; a group
+      of 3 by the formula only if it is the largest group, else 70/60/50%;
+      a group of 2 65/55%; a single result 60%. Each direction is ranked by
+      its own score; tied results share the percentages of their places.
     """
 
     scale: str = "wbf"
@@ -139,6 +145,7 @@ class MatchpointOptions:
     numbering: str = "unique"
     session_adjust: bool = True
     expected: Mapping[int, int] = field(default_factory=dict)
+    fouled: str = "ebu"
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +252,11 @@ def score_matchpoints(results: Iterable[Result],
                                 expected=group_expected, scale=opts.scale)
         for i, m in zip(real, mps.tolist(), strict=True):
             ns_mp[i] = m
+    ew_fixed: dict[int, float] = {}
+    if opts.fouled == "wbf1991":
+        _wbf1991_small_groups(lines, real, line_board, tops, ns_mp, ew_fixed)
+    elif opts.fouled != "ebu":
+        raise EventError(f"unknown fouled-board rule {opts.fouled!r} (use ebu or wbf1991)")
 
     # Pair totals from real scores first: they give the session percentage
     # that may move average-plus and average-minus (Law 12C2, EBU practice).
@@ -266,7 +278,7 @@ def score_matchpoints(results: Iterable[Result],
 
     for i in real:
         r = lines[i]
-        ew_mp[i] = tops[i] - ns_mp[i]  # type: ignore[operator]
+        ew_mp[i] = ew_fixed.get(i, tops[i] - ns_mp[i])  # type: ignore[operator]
         kn, ke = keys(r)
         add(kn, ns_mp[i], tops[i])  # type: ignore[arg-type]
         add(ke, ew_mp[i], tops[i])  # type: ignore[arg-type]
@@ -289,6 +301,42 @@ def score_matchpoints(results: Iterable[Result],
         totals[pk] = PairTotal(pk, mp, top_, int(n))
     scored = [ScoredLine(r, ns_mp[i], ew_mp[i], tops[i]) for i, r in enumerate(lines)]
     return MatchpointEvent(scored, totals, opts)
+
+
+_SMALL_GROUP_PERCENT = {1: (60.0,), 2: (65.0, 55.0), 3: (70.0, 60.0, 50.0)}
+
+
+def _wbf1991_small_groups(lines: list[Result], real: list[int], line_board: list[int],
+                          tops: list[float], ns_mp: list[float | None],
+                          ew_fixed: dict[int, float]) -> None:
+    """Replace the formula by fixed percentages for small groups of fouled boards."""
+    groups: dict[int, dict[int, list[int]]] = {}
+    for i in real:
+        groups.setdefault(line_board[i], {}).setdefault(lines[i].group, []).append(i)
+    for by_group in groups.values():
+        if len(by_group) < 2:
+            continue  # not fouled
+        largest = max(len(m) for m in by_group.values())
+        for members in by_group.values():
+            n = len(members)
+            if n >= 4 or (n == 3 and n == largest):
+                continue
+            pcts = _SMALL_GROUP_PERCENT[n]
+            for sign, target in ((1, "ns"), (-1, "ew")):
+                ranked = sorted(members, key=lambda i: -sign * lines[i].score)  # type: ignore[operator]
+                pos = 0
+                while pos < n:
+                    end = pos
+                    while end + 1 < n and lines[ranked[end + 1]].score == lines[ranked[pos]].score:
+                        end += 1
+                    share = sum(pcts[pos:end + 1]) / (end + 1 - pos)
+                    for i in ranked[pos:end + 1]:
+                        value = share / 100.0 * tops[i]
+                        if target == "ns":
+                            ns_mp[i] = value
+                        else:
+                            ew_fixed[i] = value
+                    pos = end + 1
 
 
 def _board_key(r: Result, opts: MatchpointOptions) -> tuple:
