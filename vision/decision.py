@@ -1,0 +1,81 @@
+"""What a recogniser decides about one frame: a card with evidence, or a reject.
+
+A recogniser never guesses. It returns a :class:`Read` only when every check
+agreed, and otherwise a :class:`Reject` that names the reason, so the dealing
+machine can re-feed the card or stop for a human.
+
+>>> from dealer.cards import Card
+>>> r = Read(Card.parse("SA"), "index", {"corners": 2})
+>>> r.accepted, r.label
+(True, 'SA')
+>>> j = Reject(Reason.BLURRED, "index sharpness 3.1 < 12")
+>>> j.accepted, j.label
+(False, 'blurred')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from dealer.cards import Card
+
+
+class Reason(StrEnum):
+    """Why a frame was rejected. The value is what the CLI and JSON show."""
+
+    NO_CARD = "no card found"
+    BLURRED = "blurred"
+    AMBIGUOUS = "ambiguous"
+    TWO_PAYLOADS = "two payloads"
+    TWO_CARDS = "two cards"
+    NOT_THIS_DECK = "not a card of this deck"
+    UPSIDE_DOWN = "upside down"
+    FACE_DOWN = "face down"
+    JOKER = "joker"
+    DISAGREE = "reads disagree"
+
+    @property
+    def label(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Read:
+    """An accepted card, with the evidence that made it safe to accept."""
+
+    card: Card
+    method: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+    accepted: bool = True
+
+    @property
+    def label(self) -> str:
+        return str(self.card)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"card": str(self.card), "method": self.method, "evidence": self.evidence}
+
+
+@dataclass(frozen=True)
+class Reject:
+    """A refusal to name a card, with the reason and a human-readable detail."""
+
+    reason: Reason
+    detail: str = ""
+    evidence: dict[str, Any] = field(default_factory=dict)
+    accepted: bool = False
+
+    @property
+    def label(self) -> str:
+        return self.reason.value
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"reject": self.reason.value}
+        if self.detail:
+            out["detail"] = self.detail
+        return out
+
+
+Outcome = Read | Reject

@@ -1,0 +1,126 @@
+"""Cut the rank and the suit out of one corner index of an upright face.
+
+Both :mod:`vision.learn` (which builds a design's templates) and
+:mod:`vision.index` (which matches against them) use :func:`corner_glyphs`,
+so learning and reading see exactly the same pixels.
+
+>>> from dealer.cards import Card
+>>> from vision.render import render_face
+>>> from vision.designs import DESIGNS
+>>> g = corner_glyphs(render_face(Card.parse("DT"), DESIGNS["standard"]))
+>>> g.rank.shape, g.suit.shape, g.redness > 0.5
+((32, 24), (32, 32), True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.decision import Reason, Reject
+
+ROI_W, ROI_H = 96, 140  # the top-left corner of a 300×420 face that holds the index
+RANK_SIZE = (24, 32)  # (w, h) the rank is resized to before matching
+SUIT_SIZE = (32, 32)
+MIN_BLOB = 12  # px: specks of dirt or noise below this are ignored
+
+
+@dataclass(frozen=True)
+class Glyphs:
+    """The two glyphs of one index, normalised for matching, and their measurements."""
+
+    rank: np.ndarray  # float32, zero mean, unit norm
+    suit: np.ndarray
+    rank_box: tuple[int, int, int, int]  # x, y, w, h within the corner
+    suit_box: tuple[int, int, int, int]
+    redness: float  # mean R - (G+B)/2 over the ink, per grey level of ink darkness
+    sharpness: float  # edge steepness relative to ink contrast
+    single: np.ndarray | None = None  # the whole index, when it is one shape (a joker)
+
+
+def _norm(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    v = cv2.resize(img, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    v -= v.mean()
+    n = float(np.linalg.norm(v))
+    return v / n if n > 1e-6 else v
+
+
+def corner_glyphs(face: np.ndarray, *, turned: bool = False) -> Glyphs | Reject:
+    """Glyphs of the top-left index (or, ``turned``, of the bottom-right one)."""
+    if turned:
+        roi = face[-ROI_H:, -ROI_W:][::-1, ::-1]
+    else:
+        roi = face[:ROI_H, :ROI_W]
+    # Ink is dark in every channel for black, and dark in G and B for red: the
+    # per-pixel minimum makes both inks equally dark against the paper.
+    ink = 255 - roi.min(axis=2)
+    lo, hi = np.percentile(ink, (5, 99.5))
+    contrast = float(hi - lo)
+    if contrast < 40:
+        return Reject(Reason.NOT_THIS_DECK, f"no index in the corner (contrast {contrast:.0f})")
+    _, mask = cv2.threshold(ink, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    x, y, w, h, a = (stats[:, i] for i in range(5))
+    touches = (x == 0) | (y == 0) | (x + w >= ROI_W) | (y + h >= ROI_H)
+    keep = (a >= MIN_BLOB) & ~touches  # frame lines and the card edge touch the border
+    keep[0] = False
+    if not keep.any():
+        return Reject(Reason.NOT_THIS_DECK, "no index in the corner")
+    clean = keep[labels]
+    # Split rank from suit at the lowest empty band between inked rows. A row
+    # with one or two stray pixels (JPEG ringing, a speck) still counts as empty.
+    profile = np.count_nonzero(clean, axis=1)
+    ys = np.nonzero(profile > 2)[0]
+    if len(ys) == 0:
+        return Reject(Reason.NOT_THIS_DECK, "no index in the corner")
+    gaps = np.nonzero(np.diff(ys) > 2)[0]
+    cols = clean.any(axis=0)
+    xs = np.nonzero(cols)[0]
+    sharp = _sharpness(ink, clean, contrast)
+    red = _redness(roi, ink, clean, float(lo))
+    if len(gaps) == 0:
+        whole = ink[ys[0] : ys[-1] + 1, xs[0] : xs[-1] + 1]
+        box = (int(xs[0]), int(ys[0]), int(xs[-1] - xs[0] + 1), int(ys[-1] - ys[0] + 1))
+        z = np.zeros(1, np.float32)
+        return Glyphs(z, z, box, box, red, sharp, single=_norm(whole, RANK_SIZE))
+    cut, start = int(ys[gaps[-1]]) + 1, int(ys[gaps[-1] + 1])
+    parts = []
+    for part in (clean[ys[0] : cut], clean[start : ys[-1] + 1]):
+        py, px = np.nonzero(part)
+        parts.append((int(px.min()), int(py.min()), int(px.max()), int(py.max())))
+    (rx0, ry0, rx1, ry1), (sx0, sy0, sx1, sy1) = parts
+    ry0, ry1 = ry0 + int(ys[0]), ry1 + int(ys[0])
+    sy0, sy1 = sy0 + start, sy1 + start
+    rank = ink[ry0 : ry1 + 1, rx0 : rx1 + 1]
+    suit = ink[sy0 : sy1 + 1, sx0 : sx1 + 1]
+    return Glyphs(
+        _norm(rank, RANK_SIZE),
+        _norm(suit, SUIT_SIZE),
+        (rx0, ry0, rx1 - rx0 + 1, ry1 - ry0 + 1),
+        (sx0, sy0, sx1 - sx0 + 1, sy1 - sy0 + 1),
+        red,
+        sharp,
+    )
+
+
+def _sharpness(ink: np.ndarray, clean: np.ndarray, contrast: float) -> float:
+    """Steepest edges (95th percentile gradient) per grey level of ink contrast."""
+    g = cv2.morphologyEx(clean.astype(np.uint8), cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    if not g.any():
+        return 0.0
+    gx = cv2.Sobel(ink, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(ink, cv2.CV_32F, 0, 1, ksize=3)
+    mag = np.sqrt(gx * gx + gy * gy)[g > 0]
+    return float(np.percentile(mag, 95)) / (8.0 * contrast)
+
+
+def _redness(roi: np.ndarray, ink: np.ndarray, clean: np.ndarray, paper: float) -> float:
+    """How red the ink is, per unit of ink darkness: faded or dim red stays red."""
+    px = roi[clean].astype(np.float32)
+    if len(px) == 0:
+        return 0.0
+    b, g, r = px[:, 0], px[:, 1], px[:, 2]
+    dark = float(np.mean(ink[clean])) - paper
+    return float(np.mean(r - (g + b) / 2)) / max(dark, 1.0)

@@ -1,0 +1,150 @@
+"""Read an ordinary card from its corner indices, against one learned design.
+
+Per frame: find and warp the card; check it is face up; cut both corner
+indices (top-left, and bottom-right turned 180°); in each, match the rank and
+the suit separately against the design's templates, check the glyph sizes fit
+the design, and check the ink colour against the suit. The card is accepted
+only when both corners pass every check and name the same card: two
+independent reads. Anything else is a :class:`~vision.decision.Reject`.
+
+A card turned 180° is read normally: both ends carry the same index.
+
+>>> from dealer.cards import Card
+>>> from vision.render import render_card_frame
+>>> from vision.learn import learn
+>>> d = learn("std", [(str(c), render_card_frame(c, seed=int(c))) for c in Card.all()])
+>>> IndexReader(d).read(render_card_frame(Card.parse("HQ"), seed=99)).label
+'HQ'
+>>> IndexReader(d).read(render_card_frame(Card.parse("HQ"), design="script", seed=9)).accepted
+False
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dealer.cards import Card, Rank, Suit
+from vision.decision import Outcome, Read, Reason, Reject
+from vision.glyphs import Glyphs, corner_glyphs
+from vision.learn import LearnedDesign
+from vision.locate import locate
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Acceptance margins; see docs/vision.md for how they were set."""
+
+    rank_min: float = 0.90  # normalised cross-correlation with the best rank template
+    suit_min: float = 0.93
+    # The runner-up must be this many times further from a perfect match (1.0)
+    # than the best is: a ratio test, since suit shapes correlate at 0.85-0.9.
+    ratio: float = 3.0
+    cross_colour_ratio: float = 1.5
+    size_tol: float = 0.15  # glyph height within ±15 % of the learned height
+    aspect_tol: float = 0.22  # glyph width/height within ±22 % of the learned shape
+    colour_margin: float = 0.25  # redness this far (of the red/black gap) from the split
+    blur_ratio: float = 0.45  # sharpness below this fraction of the learned frames = blurred
+    joker_min: float = 0.80
+    paper_min: float = 0.45  # share of light pixels in the middle of a face-up card
+
+
+@dataclass(frozen=True)
+class CornerRead:
+    card: Card
+    rank_score: float
+    rank_margin: float
+    suit_score: float
+    suit_margin: float
+
+
+class IndexReader:
+    """A recogniser for one learned deck design."""
+
+    method = "index"
+
+    def __init__(self, design: LearnedDesign, thresholds: Thresholds | None = None) -> None:
+        self.design = design
+        self.t = thresholds or Thresholds()
+
+    def read(self, frame: np.ndarray) -> Outcome:
+        found = locate(frame)
+        if isinstance(found, Reject):
+            return found
+        face = found.face
+        if _paper_share(face) < self.t.paper_min:
+            return Reject(Reason.FACE_DOWN, "the middle of the card is patterned, not paper")
+        reads: list[CornerRead] = []
+        for corner, turned in (("top-left", False), ("bottom-right", True)):
+            g = corner_glyphs(face, turned=turned)
+            r = g if isinstance(g, Reject) else self._corner(g)
+            if isinstance(r, Reject):
+                return Reject(r.reason, f"{corner} index: {r.detail}")
+            reads.append(r)
+        a, b = reads
+        if a.card != b.card:
+            return Reject(Reason.DISAGREE, f"top-left reads {a.card}, bottom-right reads {b.card}")
+        ev = {"design": self.design.name,
+              "rank_score": round(min(a.rank_score, b.rank_score), 3),
+              "suit_score": round(min(a.suit_score, b.suit_score), 3),
+              "corners": 2}
+        return Read(a.card, self.method, ev)
+
+    def _corner(self, g: Glyphs) -> CornerRead | Reject:
+        t, d = self.t, self.design
+        if g.sharpness < t.blur_ratio * d.sharpness:
+            return Reject(Reason.BLURRED, f"sharpness {g.sharpness:.2f} is under "
+                          f"{t.blur_ratio:.0%} of the learned {d.sharpness:.2f}")
+        if g.single is not None:  # one shape: a joker's star, or an index we cannot split
+            if d.joker_template is not None and float(d.joker_template @ g.single.ravel()) >= t.joker_min:
+                return Reject(Reason.JOKER, "joker index")
+            return Reject(Reason.NOT_THIS_DECK, "rank and suit could not be told apart")
+        rs = d.rank_templates @ g.rank.ravel()
+        ss = d.suit_templates @ g.suit.ravel()
+        ri = np.argsort(rs)[::-1]
+        si = np.argsort(ss)[::-1]
+        r_best, r_next = float(rs[ri[0]]), float(rs[ri[1]])
+        s_best = float(ss[si[0]])
+        rank, suit = Rank(int(ri[0]) + 2), Suit(int(si[0]))
+        # Fit checks first: an unlearned typeface must say "not this deck", not "ambiguous".
+        h_ratio = g.rank_box[3] / d.rank_height[ri[0]]
+        if abs(h_ratio - 1) > t.size_tol:
+            return Reject(Reason.NOT_THIS_DECK, f"rank is {g.rank_box[3]} px tall, the design's "
+                          f"{rank.char} is {d.rank_height[ri[0]]:.0f} px")
+        a_ratio = (g.rank_box[2] / g.rank_box[3]) / d.rank_aspect[ri[0]]
+        if abs(a_ratio - 1) > t.aspect_tol:
+            return Reject(Reason.NOT_THIS_DECK, f"rank shape does not fit the design's {rank.char}")
+        sh_ratio = g.suit_box[3] / d.suit_height
+        sa_ratio = (g.suit_box[2] / g.suit_box[3]) / d.suit_aspect[si[0]]
+        if abs(sh_ratio - 1) > t.size_tol or abs(sa_ratio - 1) > t.aspect_tol:
+            return Reject(Reason.NOT_THIS_DECK, f"suit symbol does not fit the design's {suit.symbol}")
+        if r_best < t.rank_min or s_best < t.suit_min:
+            return Reject(Reason.NOT_THIS_DECK, f"best match rank {rank.char} {r_best:.2f}, "
+                          f"suit {suit.symbol} {s_best:.2f}: below the design's minimum")
+        if (1 - r_next) < t.ratio * (1 - r_best):
+            other = Rank(int(ri[1]) + 2)
+            return Reject(Reason.AMBIGUOUS, f"rank {rank.char} {r_best:.2f} vs {other.char} {r_next:.2f}")
+        # Ink colour: an independent check of the suit (catches ♠/♣ read as ♦).
+        z = (g.redness - d.red_split) / d.red_gap
+        if abs(z) < t.colour_margin:
+            return Reject(Reason.AMBIGUOUS, f"ink colour is neither clearly red nor black ({z:+.2f})")
+        if (z > 0) != suit.is_red:
+            return Reject(Reason.NOT_THIS_DECK, f"{suit.symbol} printed in {'red' if z > 0 else 'black'}")
+        # Shape must beat the other suit of the same colour clearly; a suit of the
+        # other colour is already ruled out by the ink, so a smaller lead will do.
+        for other in Suit:
+            if other == suit:
+                continue
+            need = t.ratio if other.is_red == suit.is_red else t.cross_colour_ratio
+            if (1 - float(ss[other])) < need * (1 - s_best):
+                return Reject(Reason.AMBIGUOUS, f"suit {suit.symbol} {s_best:.2f} vs "
+                              f"{other.symbol} {float(ss[other]):.2f}")
+        return CornerRead(Card(suit, rank), r_best, r_best - r_next, s_best, s_best - float(ss[si[1]]))
+
+
+def _paper_share(face: np.ndarray) -> float:
+    """Share of the card's middle that is as light as its margin (a face), not a back."""
+    mid = face[70:350:2, 50:250:2].min(axis=2)
+    margin = np.median(face[150:270, 3:9].min(axis=2))
+    return float(np.mean(mid > margin * 0.75))

@@ -1,0 +1,370 @@
+"""Synthetic frames of what the gate camera sees.
+
+The renderer draws a card face (any :mod:`~vision.designs` design, a barcode
+card, a card back or a joker) on a 300×420 face, places it on the dark gate
+background of a 640×480 frame with a seeded pose, and applies seeded
+distortions. Tests, the demo, the bench and the dealing-machine emulator's
+camera hook all use :func:`render_card_frame`.
+
+>>> from dealer.cards import Card
+>>> img = render_card_frame(Card.parse("SA"), design="standard", seed=1)
+>>> img.shape, img.dtype.name
+((480, 640, 3), 'uint8')
+>>> bool((render_card_frame(Card.parse("SA"), seed=1) == img).all())   # seeded
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import cv2
+import numpy as np
+import zxingcpp
+
+from dealer.cards import Card, Rank, Suit
+from vision import payload as payload_mod
+from vision.designs import DESIGNS, DeckDesign
+
+FACE_W, FACE_H = 300, 420
+FRAME_W, FRAME_H = 640, 480
+
+
+# --------------------------------------------------------------------------- suit shapes
+def suit_mask(suit: Suit, size: int, style: str = "classic") -> np.ndarray:
+    """A filled suit symbol as a ``size``×``size`` uint8 mask (255 = ink)."""
+    s = size * 4  # draw large, then shrink: anti-aliased edges for free
+    m = np.zeros((s, s), np.uint8)
+    slim = style == "slim"
+    if suit == Suit.DIAMONDS:
+        w = 0.32 if slim else 0.42
+        pts = np.array([[0.5, 0.0], [0.5 + w, 0.5], [0.5, 1.0], [0.5 - w, 0.5]]) * s
+        cv2.fillPoly(m, [pts.astype(np.int32)], 255)
+    elif suit in (Suit.HEARTS, Suit.SPADES):
+        r = 0.25 if slim else 0.27
+        lobe_y = 0.33
+        cv2.circle(m, (int(s * (0.5 - r * 0.95)), int(s * lobe_y)), int(s * r), 255, -1)
+        cv2.circle(m, (int(s * (0.5 + r * 0.95)), int(s * lobe_y)), int(s * r), 255, -1)
+        tip = 0.92 if suit == Suit.HEARTS else 0.85
+        pts = np.array([[0.5 - 2 * r * 0.96, lobe_y + 0.08], [0.5 + 2 * r * 0.96, lobe_y + 0.08],
+                        [0.5, tip]]) * s
+        cv2.fillPoly(m, [pts.astype(np.int32)], 255)
+        if suit == Suit.SPADES:
+            m = cv2.flip(m, 0)  # a spade is an upside-down heart with a stem
+            m = np.roll(m, -int(s * 0.1), axis=0)
+            stem = np.array([[0.5, 0.6], [0.36, 0.98], [0.64, 0.98]]) * s
+            cv2.fillPoly(m, [stem.astype(np.int32)], 255)
+    else:  # clubs: three leaves and a stem
+        r = 0.19 if slim else 0.215
+        cv2.circle(m, (int(s * 0.5), int(s * 0.25)), int(s * r), 255, -1)
+        cv2.circle(m, (int(s * 0.27), int(s * 0.58)), int(s * r), 255, -1)
+        cv2.circle(m, (int(s * 0.73), int(s * 0.58)), int(s * r), 255, -1)
+        cv2.circle(m, (int(s * 0.5), int(s * 0.5)), int(s * 0.12), 255, -1)
+        stem = np.array([[0.5, 0.5], [0.36, 0.98], [0.64, 0.98]]) * s
+        cv2.fillPoly(m, [stem.astype(np.int32)], 255)
+    return cv2.resize(m, (size, size), interpolation=cv2.INTER_AREA)
+
+
+def text_mask(text: str, font: int, thickness: int, height: int, max_width: int) -> np.ndarray:
+    """``text`` in ``font`` scaled to cap height ``height`` (squeezed to ``max_width``)."""
+    scale = 4.0
+    (w, h), base = cv2.getTextSize(text, font, scale, thickness * 4)
+    canvas = np.zeros((h + base + 40, w + 40), np.uint8)
+    cv2.putText(canvas, text, (20, h + 20), font, scale, 255, thickness * 4, cv2.LINE_AA)
+    ys, xs = np.nonzero(canvas > 60)
+    crop = canvas[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+    ch, cw = crop.shape
+    out_w = min(max_width, max(1, round(cw * height / ch)))
+    return cv2.resize(crop, (out_w, height), interpolation=cv2.INTER_AREA)
+
+
+def _paint(img: np.ndarray, mask: np.ndarray, x: int, y: int, colour: tuple[int, int, int]) -> None:
+    h, w = mask.shape
+    roi = img[y : y + h, x : x + w].astype(np.float32)
+    a = (mask.astype(np.float32) / 255.0)[..., None]
+    img[y : y + h, x : x + w] = (roi * (1 - a) + np.array(colour, np.float32) * a).astype(np.uint8)
+
+
+def _star_mask(size: int) -> np.ndarray:
+    s = size * 4
+    m = np.zeros((s, s), np.uint8)
+    ang = np.linspace(-np.pi / 2, 1.5 * np.pi, 11)[:-1]
+    rad = np.where(np.arange(10) % 2 == 0, 0.5, 0.2) * s
+    pts = np.stack([s / 2 + rad * np.cos(ang), s / 2 + rad * np.sin(ang)], 1)
+    cv2.fillPoly(m, [pts.astype(np.int32)], 255)
+    return cv2.resize(m, (size, size), interpolation=cv2.INTER_AREA)
+
+
+# --------------------------------------------------------------------------- faces
+def _blank(design: DeckDesign) -> np.ndarray:
+    face = np.zeros((FACE_H, FACE_W, 3), np.uint8)
+    face[:] = design.paper
+    if design.framed:
+        cv2.rectangle(face, (12, 12), (FACE_W - 13, FACE_H - 13), (60, 60, 160), 2)
+    return face
+
+
+def _index(face: np.ndarray, design: DeckDesign, rank_text: str | None, suit: Suit | None,
+           colour: tuple[int, int, int]) -> None:
+    """Draw the top-left index; the caller rotates the face to draw the other end."""
+    x, y = design.index_x, design.index_y
+    maxw = int(design.rank_height * 1.3)
+    if rank_text is None:  # joker: a star in place of rank and suit
+        _paint(face, _star_mask(design.rank_height + 8), x, y, colour)
+        return
+    rm = text_mask(rank_text, design.font, design.thickness, design.rank_height, maxw)
+    # Centre the rank and the suit on one column, as printed indices are.
+    col = x + maxw // 2
+    _paint(face, rm, col - rm.shape[1] // 2, y, colour)
+    assert suit is not None
+    sm = suit_mask(suit, design.suit_size, design.suit_style)
+    _paint(face, sm, col - design.suit_size // 2, y + design.rank_height + 8, colour)
+
+
+def render_face(card: Card | None, design: DeckDesign, *, deck_id: int = 0,
+                joker: bool = False) -> np.ndarray:
+    """The 300×420 BGR face of ``card`` (or a joker) in ``design``."""
+    return _render_face_cached(None if card is None else int(card), design, deck_id, joker).copy()
+
+
+@lru_cache(maxsize=256)
+def _render_face_cached(card: int | None, design: DeckDesign, deck_id: int,
+                        joker: bool) -> np.ndarray:
+    face = _blank(design)
+    if joker or card is None:
+        colour = design.black
+        for _ in range(2):
+            _index(face, design, None, None, colour)
+            face = cv2.rotate(face, cv2.ROTATE_180)
+        cv2.putText(face, "JOKER", (70, 225), design.font, 1.4, colour, 3, cv2.LINE_AA)
+        if design.barcode:
+            _barcodes(face, design, payload_mod.card_payload(None, deck_id))
+        return face
+    c = Card(card)
+    colour = design.red if c.suit.is_red else design.black
+    for _ in range(2):  # both ends carry the index
+        _index(face, design, design.letter(c.rank), c.suit, colour)
+        face = cv2.rotate(face, cv2.ROTATE_180)
+    if design.barcode:
+        _barcodes(face, design, payload_mod.card_payload(c, deck_id))
+    else:
+        _centre(face, design, c, colour)
+    return face
+
+
+def _centre(face: np.ndarray, design: DeckDesign, c: Card, colour: tuple[int, int, int]) -> None:
+    if c.rank >= Rank.JACK and c.rank != Rank.ACE:  # a court "picture": light, outlined
+        cv2.rectangle(face, (70, 95), (230, 325), (120, 160, 200), 2)
+        cv2.rectangle(face, (90, 120), (210, 300), (200, 225, 240), -1)
+        tm = text_mask(design.letter(c.rank), design.font, design.thickness, 60, 90)
+        _paint(face, tm, 150 - tm.shape[1] // 2, 180, colour)
+    else:
+        sm = suit_mask(c.suit, 90 if c.rank == Rank.ACE else 60, design.suit_style)
+        _paint(face, sm, 150 - sm.shape[1] // 2, 210 - sm.shape[0] // 2, colour)
+
+
+def barcode_image(text: str, symbology: str, module: float) -> np.ndarray:
+    """The symbol for ``text`` (with its quiet zone) at ``module`` px per module."""
+    fmt = zxingcpp.BarcodeFormat.QRCode if symbology == "qr" else zxingcpp.BarcodeFormat.Code128
+    img = np.asarray(zxingcpp.create_barcode(text, fmt).to_image(scale=1))
+    if symbology != "qr":
+        img = np.repeat(img[:1], 24, axis=0)  # bar height 24 modules (60 px at 2.5 px)
+    # Draw at 4 px per module, then shrink: fractional modules get grey edges as print does.
+    big = np.repeat(np.repeat(img, 4, axis=0), 4, axis=1)
+    size = (round(img.shape[1] * module), round(img.shape[0] * module))
+    return cv2.resize(big, size, interpolation=cv2.INTER_AREA)
+
+
+def _barcodes(face: np.ndarray, design: DeckDesign, text: str) -> None:
+    """The same payload near each end, the second turned 180° (read either way round)."""
+    if design.barcode == "qr":
+        sym = barcode_image(text, "qr", 4)  # 29 modules incl. quiet zone -> 116 px
+        x, y = FACE_W - sym.shape[1] - 16, 40  # top right; the turned copy lands bottom left
+    else:
+        sym = barcode_image(text, "code128", 2.5)  # 110 modules incl. quiet zone -> 275 px
+        x, y = (FACE_W - sym.shape[1]) // 2, 118
+    h, w = sym.shape
+    for _ in range(2):
+        face[y : y + h, x : x + w] = sym[..., None]
+        face[:] = cv2.rotate(face, cv2.ROTATE_180)
+
+
+def render_back(colour: tuple[int, int, int] = (140, 60, 30)) -> np.ndarray:
+    """A patterned card back with a white margin."""
+    face = np.full((FACE_H, FACE_W, 3), 240, np.uint8)
+    cv2.rectangle(face, (14, 14), (FACE_W - 15, FACE_H - 15), colour, -1)
+    light = tuple(min(255, c + 70) for c in colour)
+    for k in range(-FACE_H, FACE_W + FACE_H, 14):
+        cv2.line(face, (k, 14), (k + FACE_H, 14 + FACE_H), light, 2)
+        cv2.line(face, (k, 14), (k - FACE_H, 14 + FACE_H), light, 2)
+    face[:14], face[-14:], face[:, :14], face[:, -14:] = 240, 240, 240, 240
+    return face
+
+
+# --------------------------------------------------------------------------- distortions
+@dataclass(frozen=True)
+class Distortions:
+    """Seeded distortion ranges; each frame draws its own values inside them.
+
+    Angles in degrees, lengths in pixels of the 640×480 frame.
+    """
+
+    jitter_deg: float = 3.0  # rotation away from the feed direction
+    flip_180: bool = True  # the card may arrive either end first
+    perspective: float = 6.0  # max corner displacement
+    scale: tuple[float, float] = (0.96, 1.04)
+    focus_sigma: tuple[float, float] = (0.0, 0.6)
+    motion_px: tuple[float, float] = (0.0, 0.0)
+    noise_sigma: tuple[float, float] = (1.0, 4.0)
+    uneven: tuple[float, float] = (0.0, 0.15)  # darkening across the frame
+    glare: tuple[float, float] = (0.0, 0.0)  # peak added brightness (0..1)
+    glare_radius: tuple[float, float] = (40, 90)
+    contrast: tuple[float, float] = (0.85, 1.0)
+    jpeg: tuple[int, int] = (85, 95)
+    worn: tuple[float, float] = (0.0, 0.0)  # fading of the index (0..1)
+    second_card: bool = False  # a double feed: another card overlaps
+
+
+NORMAL = Distortions()
+
+#: Named conditions used by the bench and the tests. "Out of envelope" ones end in "!".
+CONDITIONS: dict[str, Distortions] = {
+    "normal": NORMAL,
+    "rotation": replace(NORMAL, jitter_deg=12.0),
+    "perspective": replace(NORMAL, perspective=22.0),
+    "focus-blur": replace(NORMAL, focus_sigma=(0.8, 1.4)),
+    "motion-blur": replace(NORMAL, motion_px=(3.0, 6.0)),
+    "noise": replace(NORMAL, noise_sigma=(8.0, 14.0)),
+    "uneven-light": replace(NORMAL, uneven=(0.3, 0.5)),
+    "glare": replace(NORMAL, glare=(0.25, 0.45)),
+    "low-contrast": replace(NORMAL, contrast=(0.45, 0.6)),
+    "jpeg": replace(NORMAL, jpeg=(30, 50)),
+    "worn-index": replace(NORMAL, worn=(0.3, 0.55)),
+    "heavy-glare!": replace(NORMAL, glare=(0.9, 1.2), glare_radius=(70, 120)),
+    "heavy-blur!": replace(NORMAL, focus_sigma=(3.0, 4.0)),
+    "tiny!": replace(NORMAL, scale=(0.4, 0.5)),
+    "double-feed!": replace(NORMAL, second_card=True),
+}
+
+
+def _wear(face: np.ndarray, rng: np.random.Generator, amount: float) -> np.ndarray:
+    """Fade both index corners toward the paper and scratch them, as handling does."""
+    out = face.astype(np.float32)
+    paper = out[FACE_H // 2 - 2, 6].copy()
+    for y0, x0 in ((0, 0), (FACE_H - 120, FACE_W - 90)):
+        roi = out[y0 : y0 + 120, x0 : x0 + 90]
+        roi += (paper - roi) * amount
+        for _ in range(int(rng.integers(3, 8))):  # small specks of lost ink
+            cy, cx = int(rng.integers(0, 120)), int(rng.integers(0, 90))
+            cv2.circle(roi, (cx, cy), int(rng.integers(1, 3)), paper.tolist(), -1)
+    return out.clip(0, 255).astype(np.uint8)
+
+
+def _u(rng: np.random.Generator, lohi: tuple[float, float]) -> float:
+    return float(rng.uniform(lohi[0], lohi[1])) if lohi[1] > lohi[0] else float(lohi[0])
+
+
+def _place(frame: np.ndarray, face: np.ndarray, rng: np.random.Generator, d: Distortions,
+           offset: tuple[float, float] = (0.0, 0.0)) -> None:
+    """Warp ``face`` into ``frame``: landscape on the gate, seeded pose."""
+    scale = _u(rng, d.scale)
+    angle = 90.0 + (180.0 if d.flip_180 and rng.random() < 0.5 else 0.0)
+    angle += float(rng.uniform(-d.jitter_deg, d.jitter_deg))
+    w, h = FACE_W * scale, FACE_H * scale
+    cx = FRAME_W / 2 + offset[0] + float(rng.uniform(-20, 20))
+    cy = FRAME_H / 2 + offset[1] + float(rng.uniform(-15, 15))
+    t = np.radians(angle)
+    rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    corners = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+    dst = corners @ rot.T + [cx, cy]
+    dst += rng.uniform(-d.perspective, d.perspective, size=(4, 2))
+    src = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
+    m = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+    cv2.warpPerspective(face, m, (FRAME_W, FRAME_H), dst=frame, flags=cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_TRANSPARENT)
+
+
+def render_card_frame(
+    card: Card | None,
+    *,
+    design: str | DeckDesign = "standard",
+    deck_id: int = 0,
+    face_up: bool = True,
+    joker: bool = False,
+    seed: int = 0,
+    distortions: str | Distortions = "normal",
+) -> np.ndarray:
+    """A 640×480 BGR frame of ``card`` at the gate (``None`` = empty gate).
+
+    This is the emulator's camera hook: the dealing-machine emulator calls it
+    with the physical card at the gate.
+    """
+    d = CONDITIONS[distortions] if isinstance(distortions, str) else distortions
+    des = DESIGNS[design] if isinstance(design, str) else design
+    rng = np.random.default_rng(seed)
+    # The gate: a dark, slightly textured floor.
+    frame = np.empty((FRAME_H, FRAME_W, 3), np.uint8)
+    frame[:] = rng.integers(25, 45)
+    if d.second_card:  # the card behind, shifted so its own index or barcode shows
+        other = Card((int(card or 0) + 1 + int(rng.integers(0, 50))) % 52)
+        _place(frame, render_face(other, des, deck_id=deck_id), rng, d,
+               offset=(float(rng.choice([-1, 1])) * 200.0, 0.0))
+    if card is not None or joker:
+        if not face_up:
+            face = render_back()
+        else:
+            face = render_face(card, des, deck_id=deck_id, joker=joker)
+            worn = _u(rng, d.worn)
+            if worn > 0:
+                face = _wear(face, rng, worn)
+        _place(frame, face, rng, d)
+    return _photograph(frame, rng, d)
+
+
+def _photograph(frame: np.ndarray, rng: np.random.Generator, d: Distortions) -> np.ndarray:
+    """Optics and sensor: blur, light, glare, contrast, noise, JPEG."""
+    img = frame
+    sigma = _u(rng, d.focus_sigma)
+    if sigma > 0.05:
+        img = cv2.GaussianBlur(img, (0, 0), sigma)
+    length = _u(rng, d.motion_px)
+    if length >= 1.0:
+        k = np.zeros((int(length) * 2 + 1,) * 2, np.float32)
+        c = int(length)
+        t = rng.uniform(0, np.pi)
+        dx, dy = np.cos(t) * length / 2, np.sin(t) * length / 2
+        cv2.line(k, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1)
+        img = cv2.filter2D(img, -1, k / k.sum())
+    # Light and contrast as one per-pixel gain and offset, in float32 (float64 is 3x slower).
+    gain = np.ones((FRAME_H, FRAME_W), np.float32)
+    add = np.zeros((FRAME_H, FRAME_W), np.float32)
+    uneven = _u(rng, d.uneven)
+    if uneven > 0:  # light falls off across the gate from one side
+        t = rng.uniform(0, 2 * np.pi)
+        xs = np.linspace(-1, 1, FRAME_W, dtype=np.float32)[None, :] * np.float32(np.cos(t))
+        ys = np.linspace(-1, 1, FRAME_H, dtype=np.float32)[:, None] * np.float32(np.sin(t))
+        gain *= np.float32(1.0) - np.float32(uneven) * (xs + ys + np.float32(1.4)) / np.float32(2.8)
+    glare = _u(rng, d.glare)
+    if glare > 0:  # a specular highlight on the glossy card
+        gx, gy = rng.uniform(200, 440), rng.uniform(140, 340)
+        r = _u(rng, d.glare_radius)
+        xx = np.arange(FRAME_W, dtype=np.float32)[None, :] - np.float32(gx)
+        yy = np.arange(FRAME_H, dtype=np.float32)[:, None] - np.float32(gy)
+        add += np.float32(255 * glare) * np.exp(-(xx * xx + yy * yy) / np.float32(2 * r * r))
+    c = np.float32(_u(rng, d.contrast))
+    gain *= c
+    add = add * c + np.float32(128) * (np.float32(1) - c)
+    f = img.astype(np.float32) * gain[..., None] + add[..., None]
+    n = _u(rng, d.noise_sigma)
+    if n > 0:  # cv2.randn is ~10x faster than numpy's normal; seed it from our generator
+        cv2.setRNGSeed(int(rng.integers(0, 2**31 - 1)))
+        noise = np.empty(f.shape, np.float32)
+        cv2.randn(noise, 0.0, n)
+        f += noise
+    img = f.clip(0, 255).astype(np.uint8)
+    q = int(rng.integers(d.jpeg[0], d.jpeg[1] + 1))
+    if q < 100:
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return img
