@@ -40,6 +40,7 @@ def main() -> None:
     ap.add_argument("--frame-drop-rate", type=float, default=0.005)
     ap.add_argument("--unplug-every", type=int, default=50)
     ap.add_argument("--unplug-seconds", type=float, default=0.8)
+    ap.add_argument("--power-cut-every", type=int, default=0, help="0: no power cuts (issue 5)")
     ap.add_argument("--time-scale", type=float, default=0.002)
     args = ap.parse_args()
 
@@ -55,10 +56,16 @@ def main() -> None:
         with Machine.open(emu.url, rto=0.02, link_timeout=0.4, answer_timeout=1.0) as m:
             h = Harness(emu, m, idle_timeout=10.0)
             for b in range(1, args.boards + 1):
-                hook = None
+                actions: dict[int, object] = {}
                 if args.unplug_every and b % args.unplug_every == 0:
-                    at = rng.randrange(1, 51)
-                    hook = lambda n, at=at: n == at and emu.unplug(args.unplug_seconds)  # noqa: E731
+                    actions[rng.randrange(1, 51)] = lambda: emu.unplug(args.unplug_seconds)
+                if args.power_cut_every and b % args.power_cut_every == 0:
+                    when = rng.choice(["dropping", "at_gate", None])
+                    actions[rng.randrange(1, 51)] = lambda when=when: emu.power_cut(when=when)
+
+                def hook(n: int, actions: dict = actions) -> None:
+                    if n in actions:
+                        actions[n]()  # type: ignore[operator]
                 deal = random_deal(rng)
                 res = h.deal_board(b, deal, shuffle=rng, after_drop=hook)
                 drops += res.drops
@@ -85,17 +92,21 @@ def main() -> None:
                     "frames_dropped_to_machine": emu.noise_in.dropped,
                 }
                 link_lost, reconnects = st.link_lost, st.reconnects
+                power_cuts_seen = st.power_cuts
             unplugs = emu.stats.faults.get("unplug", 0)
+            power_cuts = emu.stats.faults.get("power_cut", 0)
     elapsed = time.monotonic() - t0
     expected = 52 * args.boards
     all_reported = (host_bad == damaged_to_host and machine_bad == damaged_to_machine
-                    and link_lost >= unplugs and reconnects >= unplugs)  # fmt: skip
+                    and link_lost >= unplugs and reconnects >= unplugs
+                    and power_cuts_seen == power_cuts)  # fmt: skip
     print(f"{args.boards} boards over {args.link} in {elapsed:.0f} s: {drops} cards dropped "
           f"(expected {expected}), lost {lost}, duplicated {duplicated}, misrouted {misrouted}, "
           f"host view differs {disagree}")  # fmt: skip
     print(f"damaged frames to host {damaged_to_host}, reported by driver {host_bad}; "
           f"to machine {damaged_to_machine}, reported by machine {machine_bad}")
-    print(f"unplugs {unplugs}, link lost reported {link_lost}, resynchronised {reconnects}")
+    print(f"unplugs {unplugs}, link lost reported {link_lost}, resynchronised {reconnects}; "
+          f"power cuts {power_cuts}, reported {power_cuts_seen}")
     print(", ".join(f"{k} {v}" for k, v in summary.items()))
     ok = lost == duplicated == misrouted == disagree == 0 and drops == expected
     print(f"goal (0 lost/duplicated/misrouted, every fault reported): "
@@ -103,7 +114,8 @@ def main() -> None:
     print(json.dumps({
         "bench": "serial_soak", "link": args.link, "boards": args.boards, "seconds": round(elapsed, 1),
         "byte_error_rate": args.byte_error_rate, "frame_drop_rate": args.frame_drop_rate,
-        "unplugs": unplugs, "cards_dropped": drops, "cards_expected": expected,
+        "unplugs": unplugs, "power_cuts": power_cuts, "power_cuts_reported": power_cuts_seen,
+        "cards_dropped": drops, "cards_expected": expected,
         "lost": lost, "duplicated": duplicated, "misrouted": misrouted, "host_view_differs": disagree,
         "bad_boards": bad_boards[:20], "damaged_frames_to_host": damaged_to_host,
         "reported_by_driver": host_bad, "damaged_frames_to_machine": damaged_to_machine,

@@ -159,3 +159,21 @@ def test_short_soak_noise_drops_and_unplugs(link):
     assert bad_seen == damaged_sent > 0
     assert emu.noise_in.corrupted > 0 and emu.stats.bad_frames_in == emu.noise_in.corrupted
     assert stats.link_lost >= 2
+
+
+def test_power_cut_while_a_reject_falls_is_reconciled_by_the_reject_count():
+    from firmware_bridge.physical import PhysicalCard, standard_deck
+
+    plan = FaultPlan(seed=9, power_cut_drop_chance=1.0)
+    deck = standard_deck()
+    random.Random(9).shuffle(deck)
+    joker = PhysicalCard.make_joker()
+    with Emulator.start(faults=plan, pty=True, **FAST) as emu:
+        with Machine.open(emu.url, **DRIVER) as m:
+            emu.power_cut(when="dropping")  # armed: the first card to fall is the joker
+            h = Harness(emu, m)
+            res = h.deal_board(4, random_deal(random.Random(4)), [joker, *deck])
+            assert m.stats.power_cuts == 1
+    assert res.ok, res
+    assert res.rejected == [joker]
+    assert res.events["InferredDrop"] == 1
