@@ -159,3 +159,13 @@ def test_progress_bar_on_stderr_when_slow(capsys) -> None:
     assert "40/40 deals" in err and "match" in err
     find_deals(c, 40, key=b"slow", progress=True)  # fast enough: no bar
     assert capsys.readouterr().err == ""
+
+
+def test_acceptance_rate_matches_the_exact_probability() -> None:
+    # P(15-17 HCP and 4333/4432/5332) = 0.0486560, counted exactly in bench/uniformity.py;
+    # a wrong feature or a biased dealer moves the rate by far more than 4 sigma.
+    n = 200_000
+    rate = Constraints.parse("north: 15-17 hcp, balanced").mask(
+        Batch(owners_batch(n, KeyedStream(b"rate")))).mean()
+    sigma = (0.048656 * (1 - 0.048656) / n) ** 0.5
+    assert abs(rate - 0.048656) < 4 * sigma
