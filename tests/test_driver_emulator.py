@@ -206,3 +206,14 @@ def test_cli_emulator_prints_url_and_serves_until_interrupted(mode):
         out, err = proc.communicate(timeout=10)
     assert proc.returncode == 0, err
     assert "Traceback" not in err
+
+
+def test_a_deck_takes_about_five_seconds_scaled():
+    # Duplimate Mk 4.5: ~5 s per deck. At time_scale 0.05 that is ~0.25 s of mechanics.
+    with Emulator.start(pty=True, seed=1, time_scale=0.05, heartbeat=0.05) as e:
+        with Machine.open(e.url, **DRIVER) as m:
+            h = Harness(e, m)
+            t0 = time.monotonic()
+            assert h.deal_board(1, random_deal(random.Random(1))).ok
+            elapsed = time.monotonic() - t0
+    assert 52 * 0.096 * 0.05 <= elapsed < 2.0
