@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.exc import IntegrityError
 
@@ -268,3 +270,53 @@ def test_a_damaged_stored_deal_is_reported(tmp_path: Path) -> None:
             conn.execute(text("UPDATE boards SET deal = :d WHERE number = 2"), {"d": bytes(blob)})
         with pytest.raises(StoreError, match=f"deal set {set_id} is damaged"):
             store.load(set_id)
+
+
+# -- round trips of real files and random sets ----------------------------------------
+
+@pytest.mark.parametrize("name", ["endplay/example2.pbn", "endplay/example1.pbn",
+                                  "bigdeal/full99.dlm"])
+def test_real_files_round_trip_through_the_store(corpus: Path, tmp_path: Path,
+                                                 name: str) -> None:
+    from dealer import formats
+
+    fmt = {"pbn": "pbn", "dlm": "dlm"}[name.rsplit(".", 1)[1]]
+    if fmt not in formats.names():
+        pytest.skip(f"the {fmt} reader is not registered yet")
+    ds = formats.read(corpus / name)
+    with Store.open(f"sqlite:///{tmp_path / 'r.sqlite'}") as store:
+        back = store.load(store.save(ds, source=name))
+    assert_same(ds, back)
+    if fmt == "pbn":  # a file rich in tags: the store must keep every one, in order
+        assert sum(len(b.tags) for b in back) > len(back)
+
+
+_hands = st.permutations([i // 13 for i in range(52)]).map(lambda o: Deal.from_owners(o))
+_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
+
+
+@st.composite
+def _dealsets(draw: st.DrawFn) -> DealSet:
+    numbers = draw(st.lists(st.integers(1, 999), min_size=0, max_size=8, unique=True))
+    boards = []
+    for n in numbers:
+        b = Board(n, draw(st.none() | _hands),
+                  dealer=draw(st.sampled_from(list(Seat))),
+                  vulnerability=draw(st.sampled_from(list(Vulnerability))),
+                  tags=draw(st.dictionaries(_text, _text, max_size=4)),
+                  sections=draw(st.dictionaries(_text, _text, max_size=2)))
+        boards.append(b)
+    return DealSet(boards, meta=draw(st.dictionaries(_text, _text, max_size=4)),
+                   sealed=draw(st.booleans()))
+
+
+def test_random_sets_round_trip(tmp_path: Path) -> None:
+    with Store.open(f"sqlite:///{tmp_path / 'h.sqlite'}") as store:
+
+        @settings(max_examples=60, deadline=None,
+                  suppress_health_check=[HealthCheck.function_scoped_fixture])
+        @given(_dealsets())
+        def check(ds: DealSet) -> None:
+            assert_same(ds, store.load(store.save(ds)))
+
+        check()
