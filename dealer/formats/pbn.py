@@ -31,7 +31,7 @@ vulnerability, with one warning per file.
 >>> b = ds.boards[0]
 >>> b.number, b.dealer.letter, b.vulnerability.value
 (3, 'S', 'EW')
->>> print(dumps(ds).decode().splitlines()[3])
+>>> print(dumps(ds).decode().splitlines()[0])
 [Board "3"]
 """
 
@@ -115,8 +115,11 @@ def sniff(data: bytes) -> int:
 # --------------------------------------------------------------------------- reading
 
 
-class _Reader:
-    """State of one read: where we are, and what to do with deviations."""
+class Reader:
+    """State of one read: the text, where it came from, and what to do with deviations.
+
+    Shared with the LIN reader, so both report lines and deviations alike.
+    """
 
     def __init__(self, text: str, source: str, strict: bool) -> None:
         self.text = text
@@ -167,11 +170,11 @@ def decode(data: bytes, source: str, strict: bool) -> str:
 
 def loads(data: bytes, *, source: str = "<data>", strict: bool = False) -> DealSet:
     """Read PBN bytes into a :class:`DealSet` (see the module docstring)."""
-    r = _Reader(decode(data, source, strict), source, strict)
+    r = Reader(decode(data, source, strict), source, strict)
     return _parse(r)
 
 
-def _parse(r: _Reader) -> DealSet:
+def _parse(r: Reader) -> DealSet:
     text = r.text
     directives: list[str] = []
     games: list[list[list]] = []  # game -> items [name, value, tag_pos, sect_start, sect_end]
@@ -235,7 +238,7 @@ def _board_hint(items: list[list]) -> str | None:
     return None
 
 
-def _bad_bracket(r: _Reader, pos: int, items: list[list]) -> None:
+def _bad_bracket(r: Reader, pos: int, items: list[list]) -> None:
     """A '[' that does not start a well-formed tag pair: say why, precisely."""
     rest = r.text[pos:pos + 200].split("\n", 1)[0]
     board = _board_hint(items)
@@ -250,7 +253,7 @@ def _bad_bracket(r: _Reader, pos: int, items: list[list]) -> None:
     raise r.error(f"malformed tag pair {rest[:40]!r}", pos, board=board)
 
 
-def _section(r: _Reader, item: list) -> str | None:
+def _section(r: Reader, item: list) -> str | None:
     raw = r.text[item[3]:item[4]]
     if not raw or raw.isspace():
         return None
@@ -261,7 +264,7 @@ def _section(r: _Reader, item: list) -> str | None:
     return raw.rstrip("\n")
 
 
-def _build_boards(r: _Reader, games: list[list[list]]) -> list[Board]:
+def _build_boards(r: Reader, games: list[list[list]]) -> list[Board]:
     boards: list[Board] = []
     previous: dict[str, str] = {}  # the previous game's values, for "#"
     carried: dict[str, str] = {}  # "##" values carried into later games that omit the tag
@@ -318,7 +321,7 @@ def _build_boards(r: _Reader, games: list[list[list]]) -> list[Board]:
     return boards
 
 
-def _make_board(r: _Reader, model: dict[str, tuple[str, int]], tags: dict[str, str],
+def _make_board(r: Reader, model: dict[str, tuple[str, int]], tags: dict[str, str],
                 sections: dict[str, str], boards: list[Board], game_pos: int,
                 headless: list[int]) -> Board:
     prev = boards[-1] if boards else None
@@ -390,7 +393,7 @@ def _holding_bits(h: str) -> int:
     return bits
 
 
-def _parse_deal(r: _Reader, value: str, pos: int, number: int) -> Deal | None:
+def _parse_deal(r: Reader, value: str, pos: int, number: int) -> Deal | None:
     """A PBN deal string to a Deal: full, partial (``-`` hands, short hands) or None."""
     s = value.strip()
     if not s or s == "?":
@@ -489,12 +492,11 @@ def _model_value(board: Board, name: str) -> str | None:
 _CANON = {name: i for i, name in enumerate(MANDATORY_TAGS)}
 
 
-def _ordered(board: Board, meta: dict[str, str]) -> Iterator[tuple[str, str, str | None]]:
-    """(name, value, section) in the board's tag order, with the model's tags (and, for a
-    bare board, the other mandatory tags) slotted in where PBN's export order puts them."""
-    # A board read from a deal-only format has no tags: give it PBN's export set.
-    bare = not board.tags
-    pending = [n for n in MANDATORY_TAGS if n in _MODEL_TAGS or bare]
+def _ordered(board: Board, meta: dict[str, str], fill: bool
+             ) -> Iterator[tuple[str, str, str | None]]:
+    """(name, value, section) in the board's tag order, with the model's tags (and, when
+    ``fill``, the missing mandatory tags) slotted in where PBN's export order puts them."""
+    pending = [n for n in MANDATORY_TAGS if n in _MODEL_TAGS or (fill and n not in board.tags)]
     for key, value in board.tags.items():
         name = key.split("#", 1)[0]
         rank = _CANON.get(name)
@@ -520,15 +522,17 @@ def dumps(dealset: DealSet) -> bytes:
     """Write PBN 2.1: the directives, then one game per board, each ended by an empty line.
 
     Every tag a board holds is written, in its order, with ``Board``,
-    ``Dealer``, ``Vulnerable`` and ``Deal`` from the model. A board with no
-    tags at all (read from a deal-only format) gets the other mandatory tags
-    from ``dealset.meta``, or ``"?"`` as the standard asks. The deal is written
-    from North.
+    ``Dealer``, ``Vulnerable`` and ``Deal`` from the model. A set that was not
+    read from PBN (no ``meta["%"]``) is written in export format: each board
+    also gets the mandatory tags it lacks, from ``dealset.meta`` or ``"?"``, as
+    the standard asks. A set read from PBN is written with just its own tags.
+    The deal is written from North.
     """
+    fill = "%" not in dealset.meta
     directives = dealset.meta.get("%", _DEFAULT_DIRECTIVES)
     out: list[str] = [directives] if directives else []
     for board in dealset.boards:
-        for name, value, section in _ordered(board, dealset.meta):
+        for name, value, section in _ordered(board, dealset.meta, fill):
             tag = f'[{name} "{escape(value)}"]'
             if section is None:
                 out.append(tag)
