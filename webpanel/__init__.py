@@ -1,1 +1,103 @@
-"""boardwright adapter: webpanel."""
+"""boardwright adapter: webpanel, the director's panel and the table pages (Flask).
+
+``create_app`` is the application factory; ``flask --app webpanel run``
+serves it, ``boardwright serve`` too. The instance folder holds the SQLite
+database (unless a URL is configured) and the session secret.
+
+>>> app = create_app({"TESTING": True, "DATABASE_URL": "sqlite://"})
+>>> sorted(app.blueprints)[:3]
+['auth', 'dealing', 'dealsets']
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, render_template
+from flask_wtf.csrf import CSRFError, CSRFProtect
+
+from dealer.errors import BoardwrightError
+
+csrf = CSRFProtect()
+
+
+def _secret_key(instance: Path) -> str:
+    # One random key per installation, kept in the instance folder, so sessions survive restarts.
+    path = instance / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    instance.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_hex(32)
+    path.write_text(key)
+    path.chmod(0o600)
+    return key
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the panel. ``test_config`` overrides settings (tests, bench, demo)."""
+    instance = os.environ.get("BOARDWRIGHT_INSTANCE")
+    app = Flask(__name__, instance_path=str(Path(instance).resolve()) if instance else None,
+                instance_relative_config=True)
+    app.config.from_mapping(
+        DATABASE_URL=None,  # None: the store's settings (instance/boardwright.sqlite)
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=True,
+        WTF_CSRF_TIME_LIMIT=None,  # a table's page stays open all evening
+        LOGIN_LIMIT=5,             # failed logins per client ...
+        LOGIN_WINDOW_MINUTES=15,   # ... in this many minutes
+        MAX_CONTENT_LENGTH=4 * 1024 * 1024,
+        DEALING_RUNNER="emulator",
+    )
+    if test_config is None:
+        app.config.from_pyfile("webpanel.cfg", silent=True)
+    else:
+        app.config.from_mapping(test_config)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = _secret_key(Path(app.instance_path))
+    csrf.init_app(app)
+
+    from webpanel import db
+    db.init_app(app)
+
+    from webpanel import auth, dealing, dealsets, desk, events, pads, publish, tables
+    for bp in (auth.bp, events.bp, dealsets.bp, dealing.bp, desk.bp, tables.bp, pads.bp,
+               publish.bp):
+        app.register_blueprint(bp)
+
+    @app.errorhandler(CSRFError)
+    def _csrf(e: CSRFError) -> tuple[str, int]:
+        return render_template("error.html", title="Form expired",
+                               message="The form was missing its security token or it has "
+                               "expired. Reload the page and enter it again."), 400
+
+    @app.errorhandler(BoardwrightError)
+    def _bad(e: BoardwrightError) -> tuple[str, int]:
+        return render_template("error.html", title="Cannot do that", message=str(e)), 400
+
+    @app.errorhandler(404)
+    def _missing(e: Exception) -> tuple[str, int]:
+        return render_template("error.html", title="Not found",
+                               message="There is no such page."), 404
+
+    @app.errorhandler(413)
+    def _too_big(e: Exception) -> tuple[str, int]:
+        return render_template("error.html", title="Too large",
+                               message="That upload or form is too large."), 413
+
+    @app.after_request
+    def _headers(resp):  # type: ignore[no-untyped-def]
+        # No inline script is used; a strict policy keeps injected markup inert.
+        resp.headers.setdefault("Content-Security-Policy",
+                                "default-src 'self'; img-src 'self' data:; style-src 'self'; "
+                                "script-src 'self'; frame-ancestors 'none'")
+        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        resp.headers.setdefault("Referrer-Policy", "no-referrer")  # tokens live in URLs
+        return resp
+
+    from webpanel.commands import register_commands
+    register_commands(app)
+    return app

@@ -1,0 +1,99 @@
+"""Deal sets: generate, import, seal or unseal; hand-record and curtain-card downloads."""
+
+from __future__ import annotations
+
+import tempfile
+from datetime import date
+from pathlib import Path
+
+from flask import Blueprint, flash, redirect, render_template, request, send_file, url_for
+from werkzeug.wrappers import Response
+
+from dealer import formats
+from dealer.curtains import curtain_cards_pdf
+from dealer.errors import BoardwrightError
+from dealer.generate import random_dealset
+from dealer.records import records_pdf
+from dealer.store import results as rs
+from webpanel.db import store
+from webpanel.security import director_required
+
+bp = Blueprint("dealsets", __name__, url_prefix="/dealsets")
+
+
+@bp.route("/")
+@director_required
+def index() -> str:
+    return render_template("dealsets/index.html", sets=store().list())
+
+
+@bp.route("/generate", methods=["POST"])
+@director_required
+def generate() -> Response:
+    try:
+        first = int(request.form.get("first", "1"))
+        count = int(request.form.get("count", "24"))
+    except ValueError:
+        raise rs.EntryError("first board and count must be numbers") from None
+    if not (1 <= first <= 999 and 1 <= count <= 144):
+        raise rs.EntryError("first board 1-999 and 1-144 boards")
+    name = request.form.get("name", "").strip()[:200] or f"Boards {first}-{first + count - 1}"
+    ds = random_dealset(range(first, first + count), event=name)
+    ds.meta["Date"] = date.today().strftime("%Y.%m.%d")
+    ds.sealed = request.form.get("sealed") == "on"
+    set_id = store().save(ds, name=name, source="generated in the panel")
+    flash(f"Generated deal set {set_id} ({count} boards).", "ok")
+    return redirect(url_for("dealsets.index"))
+
+
+@bp.route("/import", methods=["POST"])
+@director_required
+def upload() -> Response:
+    f = request.files.get("file")
+    if f is None or not f.filename:
+        raise rs.EntryError("choose a deal file to import", "file")
+    data = f.read()
+    name = Path(f.filename).name[:200]
+    try:
+        ds = formats.loads(data, source=name)
+    except BoardwrightError as exc:
+        flash(f"{name}: {exc}", "error")
+        return redirect(url_for("dealsets.index"))
+    set_id = store().save(ds, name=name, source=name)
+    flash(f"Imported {name} as deal set {set_id} ({len(ds)} boards).", "ok")
+    return redirect(url_for("dealsets.index"))
+
+
+@bp.route("/<int:set_id>/seal", methods=["POST"])
+@director_required
+def seal(set_id: int) -> Response:
+    sealed = request.form.get("sealed") == "1"
+    rs.set_sealed(store(), set_id, sealed)
+    flash(f"Deal set {set_id} {'sealed' if sealed else 'unsealed'}.", "ok")
+    return redirect(url_for("dealsets.index"))
+
+
+def _pdf(set_id: int, kind: str) -> Response:
+    ds = store().load(set_id)
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / f"{kind}-{set_id}.pdf"
+        if kind == "records":
+            records_pdf(ds, path, event=ds.meta.get("Event", ""), date=ds.meta.get("Date", ""))
+        else:
+            curtain_cards_pdf(ds, path)
+        data = path.read_bytes()
+    import io
+    return send_file(io.BytesIO(data), mimetype="application/pdf",
+                     download_name=f"{kind}-{set_id}.pdf")
+
+
+@bp.route("/<int:set_id>/records.pdf")
+@director_required
+def records(set_id: int) -> Response:
+    return _pdf(set_id, "records")
+
+
+@bp.route("/<int:set_id>/curtains.pdf")
+@director_required
+def curtains(set_id: int) -> Response:
+    return _pdf(set_id, "curtains")

@@ -1,0 +1,116 @@
+"""The results desk: live rankings, travellers, corrections with their audit trail,
+artificial scores, fouled boards and NS/EW swaps."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response
+
+from dealer.store import results as rs
+from webpanel.db import store
+from webpanel.scoring import score_event
+from webpanel.security import director_required, who
+
+bp = Blueprint("desk", __name__, url_prefix="/events/<int:ce_id>/desk")
+
+
+@bp.route("/")
+@director_required
+def show(ce_id: int) -> str:
+    ce = rs.get_event(store(), ce_id)
+    name, date = rs.event_name(store(), ce_id)
+    scored = score_event(store(), ce_id)
+    m = rs.movement(store(), ce_id, ce.sections[0])
+    entered = {(r.section, r.table_no, r.board) for r in rs.results(store(), ce_id)}
+    missing = [(sec, s) for sec in ce.sections for s in m.sittings
+               if s.round <= ce.current_round and s.ns and s.ew
+               for b in s.boards if (sec, s.table, b) not in entered]
+    return render_template("desk/show.html", ce=ce, name=name, date=date, scored=scored,
+                           changes=rs.changes(store(), ce_id), missing=missing,
+                           window_open=rs.correction_window_open(ce), board_filter=request.args.get("board", type=int))
+
+
+@bp.route("/rankings.json")
+@director_required
+def rankings_json(ce_id: int) -> Response:
+    """For the desk's live refresh: the rankings and how many results there are."""
+    scored = score_event(store(), ce_id)
+    return jsonify(count=sum(len(t) for t in scored.travellers.values()), problem=scored.problem,
+                   rankings={line: [s.__dict__ for s in st]
+                             for line, st in scored.rankings.items()})
+
+
+def _back(ce_id: int) -> Response:
+    return redirect(url_for("desk.show", ce_id=ce_id) + request.form.get("anchor", ""))
+
+
+def _mine(ce_id: int, result_id: int) -> rs.ResultRow:
+    row = rs.result(store(), result_id)
+    if row.club_event_id != ce_id:
+        raise rs.EntryError(f"result {result_id} is not in this event")
+    return row
+
+
+@bp.route("/result/<int:result_id>", methods=["POST"])
+@director_required
+def correct(ce_id: int, result_id: int) -> Response:
+    row = _mine(ce_id, result_id)
+    f = request.form
+    action = f.get("action", "correct")
+    reason = f.get("reason", "")[:300]
+    try:
+        version = int(f.get("version", ""))
+    except ValueError:
+        version = None
+    if action == "swap":
+        out = rs.swap_pairs(store(), row.id, who=who(), reason=reason)
+    elif action == "artificial":
+        out = rs.correct(store(), row.id, who=who(), reason=reason or "artificial score",
+                         expected_version=version, ns_artificial=f.get("ns_artificial", "")[:8],
+                         ew_artificial=f.get("ew_artificial", "")[:8])
+    elif action == "fouled":
+        try:
+            group = int(f.get("fouled_group", "0"))
+        except ValueError:
+            group = 0
+        out = rs.correct(store(), row.id, who=who(), reason=reason or "fouled board (Law 87)",
+                         expected_version=version, fouled_group=max(0, min(group, 9)))
+    else:
+        tricks = f.get("tricks", "")
+        out = rs.correct(store(), row.id, who=who(), reason=reason, expected_version=version,
+                         contract=f.get("contract", "")[:8], declarer=f.get("declarer", "")[:1],
+                         tricks=int(tricks) if tricks.isdigit() else None,
+                         lead=f.get("lead", "")[:3], ns_artificial=None, ew_artificial=None,
+                         not_played=False)
+    flash(f"Board {row.board} table {row.table_no}: {out.status}: {out.message}",
+          "ok" if out.status == "corrected" else "error")
+    return _back(ce_id)
+
+
+@bp.route("/adjust", methods=["POST"])
+@director_required
+def adjust(ce_id: int) -> Response:
+    """An artificial score or not-played where the table entered nothing."""
+    f = request.form
+    try:
+        table, rnd, board = (int(f.get(k, "")) for k in ("table", "round", "board"))
+    except ValueError:
+        raise rs.EntryError("table, round and board must be numbers") from None
+    art = None if f.get("not_played") == "on" else (f.get("ns_artificial", "A")[:8],
+                                                   f.get("ew_artificial", "A")[:8])
+    out = rs.director_entry(store(), ce_id, f.get("section", "A")[:4], table, rnd, board,
+                            who=who(), artificial=art, not_played=art is None)
+    flash(f"Board {board} table {table}: {out.status}: {out.message}",
+          "ok" if out.status == "recorded" else "error")
+    return _back(ce_id)
+
+
+@bp.route("/publish", methods=["POST"])
+@director_required
+def publish(ce_id: int) -> Response:
+    """Make the results official: the Law 79C correction period starts now."""
+    rs.update_event(store(), ce_id, published_at=datetime.now(UTC))
+    flash("Results published; the correction period has started.", "ok")
+    return _back(ce_id)

@@ -1,0 +1,111 @@
+"""Score pads for rubber, Chicago, Minibridge, TigerBridge and Bugger Bridge.
+
+A pad's address holds its own token, so a table can keep it open all
+evening; every entry is stored at once, so a reload loses nothing. Each form
+carries a submission id: a resent form is recognised and not counted twice.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from flask import Blueprint, flash, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response
+
+from dealer.pads import KINDS, PadError
+from dealer.store import pads as store_pads
+from webpanel.db import store
+
+bp = Blueprint("pads", __name__, url_prefix="/pads")
+
+
+@bp.route("/")
+def index() -> str:
+    # Anyone at the club may start a pad; a pad is only reachable by its own token.
+    return render_template("pads/index.html", kinds=KINDS)
+
+
+@bp.route("/new", methods=["POST"])
+def new() -> Response | tuple[str, int]:
+    kind = request.form.get("kind", "")
+    setup: dict[str, Any] = {}
+    if kind == "bugger":
+        names = request.form.get("players", "").replace(",", "\n").splitlines()
+        setup = {"players": [n for n in names if n.strip()][:10],
+                 "first_dealer": 0}
+    elif kind == "chicago":
+        setup = {"scoring": request.form.get("scoring", "chicago")}
+    try:
+        token = store_pads.create(store(), kind, request.form.get("name", ""), setup)
+    except PadError as exc:
+        return render_template("pads/index.html", kinds=KINDS, error=str(exc)), 400
+    except Exception as exc:  # the game classes raise their own errors for bad setups
+        from dealer.errors import BoardwrightError
+        if isinstance(exc, BoardwrightError):
+            return render_template("pads/index.html", kinds=KINDS, error=str(exc)), 400
+        raise
+    return redirect(url_for("pads.show", token=token))
+
+
+@bp.route("/<token>")
+def show(token: str) -> str | tuple[str, int]:
+    try:
+        pad, view = store_pads.view(store(), token)
+    except PadError as exc:
+        return render_template("error.html", title="Score pad", message=str(exc)), 404
+    return render_template("pads/show.html", pad=pad, view=view, sid=uuid.uuid4().hex,
+                           table_page=True)
+
+
+def _entry(kind: str, f: Any) -> dict[str, Any]:
+    op = f.get("op", "")
+    if op == "undo":
+        return {"op": "undo"}
+    if kind == "bugger":
+        if op == "start":
+            return {"op": "start", "turned": f.get("turned", "").strip().upper()[:3] or None}
+        if op == "bids":
+            return {"op": "bids", "bids": {k[4:]: f[k] for k in f if k.startswith("bid:")}}
+        if op == "tricks":
+            return {"op": "tricks", "tricks": {k[7:]: f[k] for k in f if k.startswith("tricks:")}}
+        if op == "penalty":
+            return {"op": "penalty", "player": f.get("player", "")[:30], "reason": "revoke"}
+        raise PadError("unknown action")
+    if kind in ("rubber", "chicago"):
+        if op == "finish":
+            return {"op": "finish"}
+        e = {"contract": f.get("contract", "")[:8], "declarer": f.get("declarer", "")[:1],
+             "tricks": f.get("tricks", "")[:2]}
+        if f.get("hcp_ns"):
+            e["hcp_ns"] = f.get("hcp_ns", "")[:2]
+        return e
+    if kind == "minibridge":
+        return {"side": f.get("side", "")[:2], "kind": f.get("kind", "")[:4],
+                "strain": f.get("strain", "")[:2], "tricks": f.get("tricks", "")[:2]}
+    return {"side": f.get("side", "")[:2], "bid": f.get("bid", "")[:2],
+            "taken": f.get("taken", "")[:2]}
+
+
+@bp.route("/<token>", methods=["POST"])
+def add(token: str) -> Response | str | tuple[str, int]:
+    try:
+        pad, _ = store_pads.view(store(), token)
+        entry = _entry(pad.kind, request.form)
+        sid = request.form.get("sid", "")[:40]
+        if entry.get("op") == "undo":
+            store_pads.undo(store(), token)
+        elif entry.get("op") == "bids":
+            # One form carries all bids in bidding order; each is its own log entry.
+            order = request.form.getlist("order")
+            for i, player in enumerate(order):
+                if player in entry["bids"] and entry["bids"][player] != "":
+                    store_pads.add(store(), token, {"op": "bid", "player": player,
+                                                    "tricks": entry["bids"][player],
+                                                    "sid": f"{sid}:{i}"})
+        else:
+            entry["sid"] = sid
+            store_pads.add(store(), token, entry)
+    except PadError as exc:
+        flash(str(exc), "error")
+    return redirect(url_for("pads.show", token=token))

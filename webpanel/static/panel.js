@@ -1,0 +1,79 @@
+// boardwright panel: small progressive enhancements; every page works without them.
+"use strict";
+
+// A submission id made on this device, so a retried form is recognised as the same entry.
+document.querySelectorAll("[data-bw-submission]").forEach((el) => {
+  if (window.crypto && crypto.randomUUID && !el.dataset.keep) {
+    const form = el.closest("form");
+    // Only a fresh form gets a new id; a form shown again after a warning keeps its id.
+    if (form && !form.querySelector("#warnings")) el.value = crypto.randomUUID().replace(/-/g, "");
+  }
+});
+
+// Disable the button while a result is sent, so a double tap sends once.
+document.querySelectorAll("form[data-bw-entry]").forEach((form) => {
+  form.addEventListener("submit", () => {
+    const b = form.querySelector("button");
+    if (b) { setTimeout(() => { b.disabled = true; b.textContent = "Sending…"; }, 0); }
+  });
+});
+
+// The dealing page: poll the job's status.
+const dealing = document.querySelector("[data-bw-dealing]");
+if (dealing) {
+  const url = dealing.dataset.bwDealing;
+  const tick = async () => {
+    try {
+      const st = await (await fetch(url, { headers: { Accept: "application/json" } })).json();
+      for (const [k, v] of Object.entries(st)) {
+        const el = dealing.querySelector(`[data-bw-field="${k}"]`);
+        if (!el) continue;
+        el.textContent = v === null ? "–" : v;
+        if (k === "message" || k === "instruction") el.hidden = !v;
+      }
+      const p = dealing.querySelector("[data-bw-progress]");
+      if (p) p.value = st.cards_done;
+      const img = dealing.querySelector("[data-bw-camera]");
+      if (img && st.has_image) { img.hidden = false; img.src = dealing.dataset.bwImage + "?t=" + Date.now(); }
+      if (st.state === "done" || st.state === "aborted") return;
+    } catch (e) { /* the next poll tries again */ }
+    setTimeout(tick, 400);
+  };
+  tick();
+}
+
+// The results desk: refresh the rankings when new results arrive.
+const live = document.querySelector("[data-bw-live]");
+if (live) {
+  let count = null;
+  const poll = async () => {
+    try {
+      const st = await (await fetch(live.dataset.bwLive)).json();
+      if (count !== null && st.count !== count) { location.reload(); return; }
+      count = st.count;
+    } catch (e) { /* keep polling */ }
+    setTimeout(poll, 2000);
+  };
+  poll();
+}
+
+// Replay of a recorded play: show one more trick at a time.
+const replay = document.querySelector("[data-bw-replay]");
+if (replay) {
+  const items = [...replay.children];
+  let shown = 1;
+  const show = () => {
+    items.forEach((li, i) => { li.hidden = i >= shown; });
+    const n = document.querySelector("[data-bw-trickno]");
+    if (n) n.textContent = `trick ${shown} of ${items.length}`;
+  };
+  document.querySelectorAll("[data-bw-step]").forEach((b) => b.addEventListener("click", () => {
+    shown = Math.min(items.length, Math.max(1, shown + Number(b.dataset.bwStep)));
+    show();
+  }));
+  show();
+}
+
+// A select that shows its choice at once (CSP forbids inline handlers).
+document.querySelectorAll("select[data-bw-autosubmit]").forEach((s) =>
+  s.addEventListener("change", () => s.form.submit()));

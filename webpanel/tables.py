@@ -1,0 +1,147 @@
+"""The table pages: a phone at the table enters its results with the token from the QR code.
+
+The token is the only key: it opens one table of one event and nothing else
+(no director page, no other table's entry form). The hand record of a board
+reaches a table only after that table has recorded its result on it, so a
+sealed or unplayed deal is never shown early.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response
+
+from dealer.board import Board
+from dealer.events.movements import Movement
+from dealer.store import results as rs
+from dealer.store.panel_models import ClubEvent, TableToken
+from webpanel import handrecord
+from webpanel.db import store
+
+bp = Blueprint("tables", __name__, url_prefix="/t")
+
+LEVELS = range(1, 8)
+STRAINS = (("C", "♣"), ("D", "♦"), ("H", "♥"), ("S", "♠"), ("NT", "NT"))
+
+
+@dataclass
+class TableContext:
+    token: TableToken
+    ce: ClubEvent
+    movement: Movement
+    name: str
+
+
+def _table(token: str) -> TableContext:
+    t = rs.table_for_token(store(), token)
+    if t is None:
+        abort(404)
+    ce = rs.get_event(store(), t.club_event_id)
+    name, date = rs.event_name(store(), ce.id)
+    return TableContext(t, ce, rs.movement(store(), ce.id, t.section), f"{name} {date}".strip())
+
+
+def _round(ctx: TableContext) -> int:
+    try:
+        r = int(request.values.get("round", ctx.ce.current_round))
+    except ValueError:
+        r = ctx.ce.current_round
+    return min(max(r, 1), ctx.movement.rounds)
+
+
+def _mine(ctx: TableContext) -> dict[int, object]:
+    """This table's results by board (only this table's)."""
+    return {r.board: r for r in rs.results(store(), ctx.ce.id)
+            if r.section == ctx.token.section and r.table_no == ctx.token.table_no}
+
+
+@bp.route("/<token>")
+def entry(token: str) -> str:
+    ctx = _table(token)
+    g.table_page = True
+    rnd = _round(ctx)
+    return _render(ctx, rnd)
+
+
+def _render(ctx: TableContext, rnd: int, *, form: dict | None = None,
+            warnings: list[str] | None = None, error: str = "", field: str = "",
+            conflict: str = "", status: int = 200) -> tuple[str, int] | str:
+    sitting = ctx.movement.at(ctx.token.table_no, rnd)
+    mine = _mine(ctx)
+    todo = [b for b in sitting.boards if b not in mine]
+    page = render_template(
+        "tables/entry.html", ctx=ctx, rnd=rnd, sitting=sitting, mine=mine, todo=todo,
+        form=form or {}, warnings=warnings or [], error=error, field=field, conflict=conflict,
+        levels=LEVELS, strains=STRAINS, submission_id=uuid.uuid4().hex,
+        table_page=True, rounds=range(1, ctx.movement.rounds + 1))
+    return (page, status) if status != 200 else page
+
+
+@bp.route("/<token>/enter", methods=["POST"])
+def enter(token: str) -> Response | str | tuple[str, int]:
+    ctx = _table(token)
+    rnd = _round(ctx)
+    f = request.form
+    contract = "PASS" if f.get("passed") == "on" else (
+        f.get("level", "")[:1] + f.get("strain", "")[:2] + f.get("dbl", "")[:2])
+    try:
+        board = int(f.get("board", ""))
+        tricks = None if f.get("tricks", "") == "" else int(f.get("tricks", ""))
+    except ValueError:
+        return _render(ctx, rnd, form=f, error="choose the board and the tricks", field="board",
+                       status=400)
+    e = rs.Entry(board=board, contract=contract, declarer=f.get("declarer", ""),
+                 tricks=tricks, lead=f.get("lead", "")[:3])
+    try:
+        out = rs.submit(store(), ctx.ce.id, ctx.token.section, ctx.token.table_no, rnd, e,
+                        submission_id=f.get("submission_id", "")[:65],
+                        who=f"table {ctx.token.section}{ctx.token.table_no}",
+                        confirm=f.get("confirm") == "on")
+    except rs.EntryError as exc:
+        return _render(ctx, rnd, form=f, error=str(exc), field=exc.field, status=400)
+    if out.status == "needs-confirmation":
+        return _render(ctx, rnd, form=f, warnings=out.warnings, status=422)
+    if out.status == "conflict":
+        return _render(ctx, rnd, conflict=out.message, status=409)
+    if out.status == "duplicate":
+        flash(f"Board {board} was already recorded from this form; nothing was added.", "ok")
+    else:
+        flash(f"Board {out.message}.", "ok")
+    return redirect(url_for("tables.entry", token=token, round=rnd))
+
+
+@bp.route("/<token>/board/<int:board>")
+def board(token: str, board: int) -> str:
+    """The traveller so far and the hand record, once this table has played the board."""
+    ctx = _table(token)
+    mine = _mine(ctx)
+    if board not in mine:
+        # Never before the board is finished here (sealed deals stay sealed).
+        abort(403)
+    traveller = []
+    if ctx.ce.show_traveller:
+        traveller = [r for r in rs.results(store(), ctx.ce.id)
+                     if r.board == board and r.section == ctx.token.section]
+    diagram = ""
+    if ctx.ce.show_hand_record and ctx.ce.deal_set_id is not None:
+        b = _board_of(ctx, board)
+        if b is not None:
+            diagram = handrecord.board_fragment(b)
+    return render_template("tables/board.html", ctx=ctx, board=board, traveller=traveller,
+                           diagram=diagram, table_page=True)
+
+
+def _board_of(ctx: TableContext, number: int) -> Board | None:
+    ds = rs.dealset_of(store(), ctx.ce)
+    if ds is None:
+        return None
+    return next((b for b in ds.boards if b.number == number), None)
+
+
+@bp.errorhandler(403)
+def _forbidden(e: Exception) -> tuple[str, int]:
+    return render_template("error.html", title="Not yet",
+                           message="This table has not finished that board yet."), 403
