@@ -207,3 +207,14 @@ def test_event_cli_checks_before_scoring(tmp_path, capsys) -> None:
     missing = tmp_path / "none.csv"
     assert main(["event", "check", str(missing)]) == 2
     assert "none.csv: cannot read the results" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["model", "matchpoints", "imps_events", "vp", "movements",
+                                  "asc", "rankings", "validation", "travellers"])
+def test_docstring_examples_hold(name: str) -> None:
+    import doctest
+    import importlib
+
+    module = importlib.import_module(f"dealer.events.{name}")
+    failed, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert tried > 0 and failed == 0

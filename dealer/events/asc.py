@@ -17,7 +17,7 @@ recognised and refused with a clear message: boardwright scores pairs.
 >>> loads("14 7 6 6 0\\n 1- 2 A  3- 4 B\\n")
 Traceback (most recent call last):
 ...
-dealer.errors.FormatError: line 1: the header says 6 rounds but 1 round lines follow
+dealer.errors.FormatError: line 1: the header says 6 rounds but 1 round line follows
 >>> m = loads("4 2 3 3 0\\n1-2 A 3-4 A\\n1-3 B 4-2 B\\n1-4 C 2-3 C\\n")
 >>> m.at(2, 3).ns, m.at(2, 3).ew, m.at(2, 3).boards
 (2, 3, (5, 6))
@@ -73,8 +73,9 @@ def loads(text: str, *, boards_per_round: int = 2, path: str | None = None,
         raise FormatError("the file is empty: no header line", path=path)
     contestants, tables, n_rounds, groups, _ = header
     if len(rounds) != n_rounds:
-        raise FormatError(f"the header says {n_rounds} rounds but {len(rounds)} round lines "
-                          "follow", path=path, line=header_line)
+        found = f"{len(rounds)} round line" + (" follows" if len(rounds) == 1 else "s follow")
+        raise FormatError(f"the header says {n_rounds} rounds but {found}", path=path,
+                          line=header_line)
     style: str | None = None
     sittings: list[Sitting] = []
     for r, (lineno, tokens) in enumerate(rounds, start=1):
