@@ -34,6 +34,7 @@ from dealer.generate import (  # noqa: E402
     chi_square_sf,
     deal_for_board,
     owners_batch,
+    owners_from_deals,
     shape_counts,
     shape_probabilities,
 )
@@ -71,15 +72,9 @@ class BoardStream:
         self.key, self.next = key, 1
 
     def owners(self, n: int) -> np.ndarray:
-        mask = (1 << 52) - 1
-        bits = [deal_for_board(self.key, b).bits for b in range(self.next, self.next + n)]
+        deals = [deal_for_board(self.key, b) for b in range(self.next, self.next + n)]
         self.next += n
-        hands = np.array([[x >> (52 * s) & mask for s in range(4)] for x in bits], dtype=np.uint64)
-        cards = np.arange(52, dtype=np.uint64)
-        owners = np.zeros((52, n), dtype=np.uint8)
-        for s in range(1, 4):
-            owners += ((hands[:, s][None, :] >> cards[:, None]) & np.uint64(1)).astype(np.uint8) * s
-        return owners
+        return owners_from_deals(deals)
 
 
 def run(stream: object, deals: int) -> dict:

@@ -282,6 +282,18 @@ def deal_from_owner_column(owners: np.ndarray, i: int) -> Deal:
     return Deal.from_bits(masks[0] | masks[1] << 52 | masks[2] << 104 | masks[3] << 156)
 
 
+def owners_from_deals(deals: list[Deal]) -> np.ndarray:
+    """Full deals as an owners array ``(52, n)``, the layout of :func:`owners_batch`."""
+    mask = (1 << 52) - 1
+    hands = np.array([[d.bits >> (52 * s) & mask for s in range(4)] for d in deals],
+                     dtype=np.uint64).reshape(len(deals), 4)
+    cards = np.arange(52, dtype=np.uint64)
+    owners = np.zeros((52, len(deals)), dtype=np.uint8)
+    for s in range(1, 4):
+        owners += ((hands[:, s][None, :] >> cards[:, None]) & np.uint64(1)).astype(np.uint8) * s
+    return owners
+
+
 # --------------------------------------------------------------------------- simple API
 def random_deal() -> Deal:
     """One uniformly random deal from the OS CSPRNG (no secret kept)."""

@@ -21,6 +21,7 @@ from dealer.generate import (
     deal_from_owner_column,
     keyed_dealset,
     owners_batch,
+    owners_from_deals,
     random_deal,
     random_dealset,
     rank,
@@ -111,6 +112,15 @@ def test_uniformity_card_to_seat_and_shapes_small() -> None:
     assert p > 0.001, (stat, df, p)
     assert abs(sum(shape_probabilities().values()) - 1) < 1e-12
     assert abs(shape_probabilities()[(4, 4, 3, 2)] - 0.2155117) < 1e-6
+
+
+def test_uniformity_of_the_tournament_path() -> None:
+    """deal_for_board (HMAC + unrank), 20,000 boards; the bench runs 10^6."""
+    deals = [deal_for_board(b"tournament", n) for n in range(1, 20_001)]
+    owners = owners_from_deals(deals)
+    assert deal_from_owner_column(owners, 5) == deals[5]
+    assert card_seat_test(owners)[2] > 0.001
+    assert shape_test(owners)[2] > 0.001
 
 
 def test_uniformity_test_catches_a_biased_dealer() -> None:
