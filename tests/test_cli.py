@@ -209,3 +209,21 @@ def test_demo_runs_the_tour(tmp_path: Path, instance: dict[str, str]) -> None:
     # every file the demo wrote holds the same 36 deals
     deals = {name: formats.read(demo / f"demo.{name}").deals for name in written}
     assert len({tuple(d) for d in deals.values()}) == 1
+
+
+def test_a_sealed_set_shows_no_hands(tmp_path: Path, instance: dict[str, str]) -> None:
+    if "dlm" not in formats.names():
+        pytest.skip("the dlm format (which carries the sealed status) is not registered yet")
+    from dealer.generate import random_dealset
+
+    ds = random_dealset(range(1, 5))
+    ds.sealed = True
+    path = tmp_path / "sealed.dlm"
+    formats.write(ds, path)
+    p = run("deals", "show", str(path), "--board", "2")
+    assert p.returncode == 0, p.stderr
+    assert "Board 2" in p.stdout and "sealed" in p.stdout
+    assert not any(s in p.stdout for s in "♠♥♦♣"), "a sealed set must not show cards"
+    assert "sealed" in run("deals", "check", str(path)).stdout
+    assert run("deals", "import", str(path), env=instance).returncode == 0
+    assert "(sealed)" in run("deals", "list", env=instance).stdout
