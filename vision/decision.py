@@ -35,6 +35,7 @@ class Reason(StrEnum):
     FACE_DOWN = "face down"
     JOKER = "joker"
     DISAGREE = "reads disagree"
+    UNREADABLE = "no readable barcode"
 
     @property
     def label(self) -> str:
@@ -43,19 +44,21 @@ class Reason(StrEnum):
 
 @dataclass(frozen=True)
 class Read:
-    """An accepted card, with the evidence that made it safe to accept."""
+    """An accepted card (or board sticker), with the evidence that made it safe."""
 
-    card: Card
+    card: Card | None
     method: str
     evidence: dict[str, Any] = field(default_factory=dict)
+    board: int | None = None  # set instead of ``card`` for a board-number sticker
     accepted: bool = True
 
     @property
     def label(self) -> str:
-        return str(self.card)
+        return str(self.card) if self.card is not None else f"board {self.board}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"card": str(self.card), "method": self.method, "evidence": self.evidence}
+        key: dict[str, Any] = {"card": str(self.card)} if self.card is not None else {"board": self.board}
+        return {**key, "method": self.method, "evidence": self.evidence}
 
 
 @dataclass(frozen=True)

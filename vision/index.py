@@ -73,7 +73,7 @@ class IndexReader:
         if isinstance(found, Reject):
             return found
         face = found.face
-        if _paper_share(face) < self.t.paper_min:
+        if face_is_down(face, self.t.paper_min):
             return Reject(Reason.FACE_DOWN, "the middle of the card is patterned, not paper")
         reads: list[CornerRead] = []
         for corner, turned in (("top-left", False), ("bottom-right", True)):
@@ -141,6 +141,11 @@ class IndexReader:
                 return Reject(Reason.AMBIGUOUS, f"suit {suit.symbol} {s_best:.2f} vs "
                               f"{other.symbol} {float(ss[other]):.2f}")
         return CornerRead(Card(suit, rank), r_best, r_best - r_next, s_best, s_best - float(ss[si[1]]))
+
+
+def face_is_down(face: np.ndarray, paper_min: float = Thresholds.paper_min) -> bool:
+    """True when an upright face shows a patterned back rather than a face."""
+    return _paper_share(face) < paper_min
 
 
 def _paper_share(face: np.ndarray) -> float:

@@ -306,10 +306,12 @@ def render_card_frame(
     # The gate: a dark, slightly textured floor.
     frame = np.empty((FRAME_H, FRAME_W, 3), np.uint8)
     frame[:] = rng.integers(25, 45)
-    if d.second_card:  # the card behind, shifted so its own index or barcode shows
+    shift = 0.0
+    if d.second_card:  # the card behind sticks out far enough to show its own code
         other = Card((int(card or 0) + 1 + int(rng.integers(0, 50))) % 52)
-        _place(frame, render_face(other, des, deck_id=deck_id), rng, d,
-               offset=(float(rng.choice([-1, 1])) * 200.0, 0.0))
+        side = float(rng.choice([-1, 1]))
+        _place(frame, render_face(other, des, deck_id=deck_id), rng, d, offset=(side * 150, 0.0))
+        shift = -side * 60
     if card is not None or joker:
         if not face_up:
             face = render_back()
@@ -318,7 +320,7 @@ def render_card_frame(
             worn = _u(rng, d.worn)
             if worn > 0:
                 face = _wear(face, rng, worn)
-        _place(frame, face, rng, d)
+        _place(frame, face, rng, d, offset=(shift, 0.0))
     return _photograph(frame, rng, d)
 
 

@@ -1,0 +1,133 @@
+"""Read barcoded cards and board stickers, with a zxing-cpp or a zbar back-end.
+
+Both back-ends sit behind one interface and are restricted to the one
+symbology the deck is printed with. A frame is accepted only when every
+symbol in it decodes to the *same* payload, that payload parses (CRC, kind,
+range: see :mod:`vision.payload`) and, if a deck id is expected, carries it.
+Any second distinct text, valid or not, is a reject: the research found every
+ghost payload either invalid or beside the true one.
+
+A card turned 180° reads the same: the code is printed on both ends and both
+decoders find symbols in any orientation, so "upside down" never applies to
+barcoded cards (see docs/vision.md).
+
+>>> from dealer.cards import Card
+>>> from vision.render import render_card_frame
+>>> f = render_card_frame(Card.parse("TD"), design="qr", deck_id=7, seed=1)
+>>> BarcodeReader("zxing", "qr", deck_id=7).read(f).label
+'DT'
+>>> BarcodeReader("zxing", "qr", deck_id=8).read(f).label
+'not a card of this deck'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+
+from vision import payload
+from vision.decision import Outcome, Read, Reason, Reject
+
+BACKENDS = ("zxing", "zbar")
+SYMBOLOGIES = ("qr", "code128")
+
+
+def _zxing(symbology: str) -> Callable[[np.ndarray], list[str]]:
+    import zxingcpp
+
+    fmt = zxingcpp.BarcodeFormat.QRCode if symbology == "qr" else zxingcpp.BarcodeFormat.Code128
+
+    def decode(grey: np.ndarray) -> list[str]:
+        # Our symbols are dark on light, so the inverted pass is wasted time.
+        found = zxingcpp.read_barcodes(grey, formats=fmt, try_invert=False,
+                                       text_mode=zxingcpp.TextMode.Plain)
+        return [b.text for b in found if b.valid]
+
+    return decode
+
+
+def _zbar(symbology: str) -> Callable[[np.ndarray], list[str]]:
+    from pyzbar import pyzbar
+
+    sym = pyzbar.ZBarSymbol.QRCODE if symbology == "qr" else pyzbar.ZBarSymbol.CODE128
+
+    def decode(grey: np.ndarray) -> list[str]:
+        if symbology == "code128":
+            # zbar's 1D scanner is noise-limited; a 1 px blur restores it (research §3.2).
+            grey = cv2.GaussianBlur(grey, (0, 0), 1.0)
+        out = []
+        for r in pyzbar.decode(grey, symbols=[sym]):
+            try:
+                out.append(r.data.decode("ascii"))
+            except UnicodeDecodeError:
+                out.append(repr(r.data))  # still a distinct (invalid) payload
+        return out
+
+    return decode
+
+
+class BarcodeReader:
+    """Read one frame: a :class:`Read` of a card (or board) or a :class:`Reject`.
+
+    ``expect`` is ``"card"`` at the dealing gate or ``"board"`` for board stickers.
+    """
+
+    def __init__(self, backend: str = "zxing", symbology: str = "qr", *,
+                 deck_id: int | None = None, expect: str = "card") -> None:
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
+        if symbology not in SYMBOLOGIES:
+            raise ValueError(f"symbology must be one of {SYMBOLOGIES}, not {symbology!r}")
+        self.backend, self.symbology, self.deck_id, self.expect = backend, symbology, deck_id, expect
+        self.method = f"barcode/{symbology}/{backend}"
+        self._decode = (_zxing if backend == "zxing" else _zbar)(symbology)
+
+    def texts(self, frame: np.ndarray) -> list[str]:
+        """Every decoded text in the frame, as the back-end returned it."""
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        return self._decode(np.ascontiguousarray(grey))
+
+    def read(self, frame: np.ndarray) -> Outcome:
+        texts = self.texts(frame)
+        distinct = sorted(set(texts))
+        if not distinct:
+            return _why_unread(frame)
+        parsed = [payload.parse(t) for t in distinct]
+        valid = [p for p in parsed if p is not None]
+        if len(distinct) > 1:
+            if len(valid) > 1:
+                return Reject(Reason.TWO_PAYLOADS, f"{len(valid)} different payloads in one frame: "
+                              + ", ".join(distinct))
+            return Reject(Reason.AMBIGUOUS, "a second, invalid payload beside "
+                          + ", ".join(repr(t) for t in distinct))
+        p = valid[0] if valid else None
+        if p is None:
+            return Reject(Reason.NOT_THIS_DECK, f"payload {distinct[0]!r} is not a boardwright code")
+        if self.deck_id is not None and p.deck_id != self.deck_id:
+            return Reject(Reason.NOT_THIS_DECK, f"card of deck {p.deck_id}, expected deck {self.deck_id}")
+        ev = {"payload": distinct[0], "symbols": len(texts), "deck_id": p.deck_id,
+              "backend": self.backend, "symbology": self.symbology}
+        if self.expect == "board":
+            if p.board is None:
+                return Reject(Reason.NOT_THIS_DECK, "a card's code, not a board sticker")
+            return Read(None, self.method, ev, board=p.board)
+        if p.is_joker:
+            return Reject(Reason.JOKER, f"joker of deck {p.deck_id}")
+        if p.card is None:
+            return Reject(Reason.NOT_THIS_DECK, f"board sticker {p.board}, not a card")
+        return Read(p.card, self.method, ev)
+
+
+def _why_unread(frame: np.ndarray) -> Reject:
+    """No symbol decoded: say whether there was no card, a back, or an unreadable face."""
+    from vision.index import face_is_down
+    from vision.locate import locate
+
+    found = locate(frame)
+    if isinstance(found, Reject):
+        return found
+    if face_is_down(found.face):
+        return Reject(Reason.FACE_DOWN, "card back: no barcode")
+    return Reject(Reason.UNREADABLE, "a card is on the gate but no barcode could be decoded")

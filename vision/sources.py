@@ -1,0 +1,156 @@
+"""Frame sources behind one interface: camera, video file, folder, renderer.
+
+Every source is an iterable of ``(name, frame)`` pairs; ``frame`` is a BGR
+``uint8`` array, or ``None`` when that frame could not be decoded (the reader
+reports it and carries on, so one bad file never ends a run).
+
+:func:`open_source` turns a command-line SOURCE into a source:
+
+- a folder: every image in it, in name order;
+- an image file: that one image;
+- a video file: each frame, named by its number;
+- ``camera:0`` (a device index) or an ``rtsp://`` / ``http://`` URL: a live capture;
+- ``synthetic:design=standard,cards=sorted,seed=1,distortions=normal,deck=7``:
+  the renderer (``cards`` is ``sorted``, ``shuffled``, or a list like ``SA+TD``;
+  ``back`` or ``joker`` add a card back or a joker frame).
+
+>>> frames = list(open_source("synthetic:cards=SA+TD,design=qr,seed=2"))
+>>> [name for name, _ in frames]
+['0000-SA', '0001-DT']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from dealer.cards import Card
+from dealer.errors import BoardwrightError
+from vision.render import CONDITIONS, render_card_frame
+
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".pgm", ".ppm"}
+Frame = tuple[str, "np.ndarray | None"]
+
+
+class SourceError(BoardwrightError):
+    """A frame source could not be opened."""
+
+
+class FolderSource:
+    """Every image in a folder, in name order."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.files = sorted(p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+
+    def __iter__(self) -> Iterator[Frame]:
+        for p in self.files:
+            yield p.name, cv2.imread(str(p), cv2.IMREAD_COLOR)  # None if unreadable
+
+
+class ImageSource:
+    """One image file."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    def __iter__(self) -> Iterator[Frame]:
+        yield self.path.name, cv2.imread(str(self.path), cv2.IMREAD_COLOR)
+
+
+class CaptureSource:
+    """OpenCV ``VideoCapture``: a camera index, a stream URL or a video file."""
+
+    def __init__(self, target: int | str, *, limit: int | None = None) -> None:
+        self.target, self.limit = target, limit
+
+    def __iter__(self) -> Iterator[Frame]:
+        cap = cv2.VideoCapture(self.target)
+        if not cap.isOpened():
+            raise SourceError(f"cannot open video source {self.target!r}")
+        try:
+            n = 0
+            while self.limit is None or n < self.limit:
+                ok, frame = cap.read()
+                if not ok:
+                    break
+                yield f"frame{n:05d}", frame
+                n += 1
+        finally:
+            cap.release()
+
+
+class SyntheticSource:
+    """Rendered gate frames: a camera that never lies about what it shows."""
+
+    def __init__(self, cards: list[Card | str], *, design: str = "standard", deck_id: int = 0,
+                 seed: int = 0, distortions: str = "normal") -> None:
+        if distortions not in CONDITIONS:
+            raise SourceError(f"unknown distortion set {distortions!r}; "
+                              f"one of {', '.join(CONDITIONS)}")
+        self.cards, self.design, self.deck_id = cards, design, deck_id
+        self.seed, self.distortions = seed, distortions
+
+    def __iter__(self) -> Iterator[Frame]:
+        for i, c in enumerate(self.cards):
+            kw = {"design": self.design, "deck_id": self.deck_id, "seed": self.seed * 100_003 + i,
+                  "distortions": self.distortions}
+            if c == "back":
+                yield f"{i:04d}-back", render_card_frame(Card(0), face_up=False, **kw)
+            elif c == "joker":
+                yield f"{i:04d}-joker", render_card_frame(None, joker=True, **kw)
+            else:
+                card = c if isinstance(c, Card) else Card.parse(c)
+                yield f"{i:04d}-{card}", render_card_frame(card, **kw)
+
+
+def _synthetic(spec: str) -> SyntheticSource:
+    opts: dict[str, str] = {}
+    for part in filter(None, spec.split(",")):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise SourceError(f"synthetic source option {part!r} needs key=value")
+        opts[key.strip()] = value.strip()
+    known = {"design", "cards", "seed", "distortions", "deck"}
+    if set(opts) - known:
+        raise SourceError(f"unknown synthetic option(s) {sorted(set(opts) - known)}; use {sorted(known)}")
+    seed = int(opts.get("seed", "0"))
+    which = opts.get("cards", "sorted")
+    cards: list[Card | str]
+    if which == "sorted":
+        cards = list(Card.all())
+    elif which == "shuffled":
+        cards = [Card(int(i)) for i in np.random.default_rng(seed).permutation(52)]
+    else:
+        cards = [c if c in ("back", "joker") else Card.parse(c) for c in which.split("+")]
+    from vision.designs import DESIGNS
+
+    design = opts.get("design", "standard")
+    if design not in DESIGNS:
+        raise SourceError(f"unknown design {design!r}; one of {', '.join(DESIGNS)}")
+    return SyntheticSource(cards, design=design, deck_id=int(opts.get("deck", "0")), seed=seed,
+                           distortions=opts.get("distortions", "normal"))
+
+
+def open_source(spec: str, *, limit: int | None = None) -> FolderSource | ImageSource | CaptureSource | SyntheticSource:
+    """The frame source a command-line SOURCE names (see the module docstring)."""
+    if spec.startswith("synthetic:") or spec == "synthetic":
+        return _synthetic(spec.partition(":")[2])
+    if spec.startswith("camera:"):
+        try:
+            return CaptureSource(int(spec[7:]), limit=limit)
+        except ValueError:
+            raise SourceError(f"camera index {spec[7:]!r} is not a number") from None
+    if "://" in spec:
+        return CaptureSource(spec, limit=limit)
+    p = Path(spec)
+    if p.is_dir():
+        return FolderSource(p)
+    if not p.exists():
+        raise SourceError(f"{spec}: no such file or folder")
+    if p.suffix.lower() in IMAGE_SUFFIXES:
+        return ImageSource(p)
+    return CaptureSource(str(p), limit=limit)
