@@ -85,8 +85,14 @@ def enter(token: str) -> Response | str | tuple[str, int]:
     ctx = _table(token)
     rnd = _round(ctx)
     f = request.form
-    contract = "PASS" if f.get("passed") == "on" else (
-        f.get("level", "")[:1] + f.get("strain", "")[:2] + f.get("dbl", "")[:2])
+    level, strain, dbl = f.get("level", ""), f.get("strain", ""), f.get("dbl", "")
+    passed = f.get("passed") == "on"
+    # Exact choices only: a truncated "SSSS..." must not quietly become a contract.
+    if not passed and (level not in "1234567" or len(level) != 1
+                       or strain not in {v for v, _ in STRAINS} or dbl not in ("", "X", "XX")):
+        return _render(ctx, rnd, form=f, error="choose a level 1-7, a strain and X or XX",
+                       field="contract", status=400)
+    contract = "PASS" if passed else level + strain + dbl
     try:
         board = int(f.get("board", ""))
         tricks = None if f.get("tricks", "") == "" else int(f.get("tricks", ""))

@@ -1,0 +1,282 @@
+"""The panel through Flask's test client on a real SQLite file: events, entry, desk, pads,
+exports, and the security rules (CSRF, tokens, sealed hands, rate limits, hostile input)."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from flask import Flask
+
+from dealer.generate import random_dealset
+from dealer.store import results as rs
+from web_helpers import PASSWORD, csrf, director, make_app, new_event
+from webpanel.db import store
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Flask:
+    return make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}")
+
+
+def _tokens(app: Flask, ce: int) -> dict[int, str]:
+    with app.app_context():
+        return {t.table_no: t.token for t in rs.tokens(store(), ce)}
+
+
+def _enter(client, token: str, board: int, *, contract=("4", "S", ""), declarer="N",
+           tricks="10", sid="s1", rnd=1, confirm=False, lead=""):
+    tok = csrf(client, f"/t/{token}?round={rnd}")
+    data = {"csrf_token": tok, "submission_id": sid, "board": str(board), "level": contract[0],
+            "strain": contract[1], "dbl": contract[2], "declarer": declarer, "tricks": tricks,
+            "lead": lead}
+    if confirm:
+        data["confirm"] = "on"
+    return client.post(f"/t/{token}/enter?round={rnd}", data=data)
+
+
+def test_first_run_setup_then_login_and_logout(app: Flask) -> None:
+    c = app.test_client()
+    assert c.get("/").headers["Location"].endswith("/setup")
+    director(c)
+    assert c.get("/events/").status_code == 200
+    c.post("/logout", data={"csrf_token": csrf(c, "/events/")})
+    assert c.get("/events/").status_code == 302  # logged out: back to the login
+    assert c.get("/setup").status_code == 302     # setup is only for the first run
+    r = c.post("/login", data={"csrf_token": csrf(c, "/login"), "name": "td",
+                               "password": PASSWORD})
+    assert r.status_code == 302 and c.get("/events/").status_code == 200
+
+
+def test_table_enters_a_round_idempotently_with_conflict_and_warning(app: Flask) -> None:
+    c = app.test_client()
+    director(c)
+    ce = new_event(c)
+    toks = _tokens(app, ce)
+    phone = app.test_client()
+    page = phone.get(f"/t/{toks[1]}").get_data(as_text=True)
+    assert "NS pair 1" in page and "EW pair 1" in page and "boards 1, 2" in page
+    assert _enter(phone, toks[1], 1, sid="a1").status_code == 302
+    # The same form again (a retry from a flaky phone): nothing is added.
+    r = _enter(phone, toks[1], 1, sid="a1")
+    assert r.status_code == 302
+    assert "already recorded" in phone.get(f"/t/{toks[1]}").get_data(as_text=True)
+    # A second phone at the same table enters board 1 too: a clear conflict.
+    other = app.test_client()
+    r = _enter(other, toks[1], 1, contract=("3", "NT", ""), tricks="9", sid="b1")
+    assert r.status_code == 409
+    assert "board 1 was already entered at this table by table A1" in r.get_data(as_text=True)
+    # A board this table does not play now is a warning to confirm.
+    r = _enter(phone, toks[1], 7, sid="a7")
+    assert r.status_code == 422
+    assert "board 7 is not played at this table in round 1" in r.get_data(as_text=True)
+    assert _enter(phone, toks[1], 2, contract=("3", "NT", "X"), declarer="E", tricks="7",
+                  sid="a2").status_code == 302
+    with app.app_context():
+        rows = rs.results(store(), ce)
+    assert [(r.board, r.contract, r.score) for r in rows] == [(1, "4S", 420), (2, "3NTX", 300)]  # E down 2 doubled, not vulnerable
+
+
+def test_bad_entries_name_the_field(app: Flask) -> None:
+    c = app.test_client()
+    director(c)
+    tok = _tokens(app, new_event(c))[1]
+    r = _enter(c, tok, 1, declarer="", sid="x1")
+    assert r.status_code == 400 and "declarer: choose the declarer" in r.get_data(as_text=True)
+    r = _enter(c, tok, 1, tricks="14", sid="x2")
+    assert r.status_code == 400 and "tricks" in r.get_data(as_text=True)
+    r = _enter(c, tok, 1, lead="Z9", sid="x3")
+    assert r.status_code == 400 and "opening lead" in r.get_data(as_text=True)
+
+
+def test_csrf_is_required_on_every_form(app: Flask) -> None:
+    c = app.test_client()
+    director(c)
+    ce = new_event(c)
+    tok = _tokens(app, ce)[1]
+    strict = Flask  # noqa: F841  (the app under test has CSRF on; TESTING does not turn it off)
+    for path, data in ((f"/t/{tok}/enter", {"board": "1", "level": "1", "strain": "C",
+                                            "declarer": "N", "tricks": "7",
+                                            "submission_id": "z"}),
+                       ("/events/new", {"name": "x", "tables": "3"}),
+                       ("/logout", {}), ("/pads/new", {"kind": "rubber"})):
+        r = c.post(path, data=data)
+        assert r.status_code == 400, path
+        assert "security token" in r.get_data(as_text=True)
+    with app.app_context():
+        assert rs.results(store(), ce) == []
+
+
+def test_table_token_opens_only_its_table(app: Flask) -> None:
+    c = app.test_client()
+    director(c)
+    ce = new_event(c)
+    toks = _tokens(app, ce)
+    phone = app.test_client()
+    assert _enter(phone, toks[2], 3, sid="t2").status_code == 302
+    # Table 1's token cannot show table 2's board before table 1 played it ...
+    assert phone.get(f"/t/{toks[1]}/board/3").status_code == 403
+    # ... nor any director page, and a made-up token opens nothing.
+    for path in ("/events/", f"/events/{ce}", f"/events/{ce}/desk/", f"/events/{ce}/export.csv",
+                 "/dealsets/"):
+        assert phone.get(path).status_code == 302  # to the login
+    assert phone.get("/t/not-a-token").status_code == 404
+    assert phone.get("/t/" + "x" * 500).status_code == 404
+
+
+def test_sealed_hand_is_shown_only_after_the_board_is_finished_here(app: Flask) -> None:
+    c = app.test_client()
+    director(c)
+    with app.app_context():
+        ds = random_dealset(range(1, 7))
+        ds.sealed = True
+        set_id = store().save(ds, name="sealed")
+        north = ds.boards[0].deal.to_pbn().split()[0][2:]  # North's hand, "AK.Q..."
+    ce = new_event(c, deal_set_id=str(set_id))
+    tok = _tokens(app, ce)[1]
+    phone = app.test_client()
+    before = phone.get(f"/t/{tok}").get_data(as_text=True) + phone.get(
+        f"/t/{tok}/board/1").get_data(as_text=True)
+    assert phone.get(f"/t/{tok}/board/1").status_code == 403
+    spades = north.split(".")[0]
+    assert f"♠</span> {' '.join(spades)}" not in before
+    assert _enter(phone, tok, 1, sid="s").status_code == 302
+    after = phone.get(f"/t/{tok}/board/1")
+    assert after.status_code == 200 and 'id="handrecord"' in after.get_data(as_text=True)
+    # Board 2 is still not finished at this table: still hidden.
+    assert phone.get(f"/t/{tok}/board/2").status_code == 403
+    # The director's hand-record download refuses a sealed set.
+    assert c.get(f"/dealsets/{set_id}/records.pdf").status_code == 400
+
+
+def test_login_rate_limit(app: Flask) -> None:
+    c = app.test_client()
+    director(c)
+    c.post("/logout", data={"csrf_token": csrf(c, "/events/")})
+    for _ in range(5):
+        r = c.post("/login", data={"csrf_token": csrf(c, "/login"), "name": "td",
+                                   "password": "wrong"})
+        assert r.status_code == 401
+    # Now even the right password is refused for a while.
+    r = c.post("/login", data={"csrf_token": csrf(c, "/login"), "name": "td",
+                               "password": PASSWORD})
+    assert r.status_code == 429 and "Too many failed logins" in r.get_data(as_text=True)
+    assert c.get("/events/").status_code == 302
+
+
+def test_hostile_input_is_escaped_and_stored_verbatim(app: Flask) -> None:
+    c = app.test_client()
+    director(c)
+    evil = "<script>alert(1)</script>'; DROP TABLE results; --"
+    ce = new_event(c, name=evil)
+    page = c.get(f"/events/{ce}").get_data(as_text=True)
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    tok = _tokens(app, ce)[1]
+    r = _enter(c, tok, 1, lead="<b>", sid="'; DROP TABLE results; --")
+    assert r.status_code == 400
+    r = _enter(c, tok, 1, sid="'; DROP TABLE results; --")
+    assert r.status_code == 302
+    r = _enter(c, tok, 2, contract=("4", "S" * 100_000, ""), sid="huge")
+    assert r.status_code == 400
+    # A huge form is refused before it is read.
+    r = c.post(f"/t/{tok}/enter", data={"csrf_token": "x", "lead": "A" * (5 * 1024 * 1024)})
+    assert r.status_code == 413
+    with app.app_context():
+        rows = rs.results(store(), ce)
+        assert len(rows) == 1 and rs.event_name(store(), ce)[0] == evil
+    # Pads: names with markup are escaped too.
+    tokp = csrf(c, "/pads/")
+    r = c.post("/pads/new", data={"csrf_token": tokp, "kind": "bugger", "name": evil,
+                                  "players": "<img src=x onerror=alert(1)>\nBob\nCy"})
+    assert r.status_code == 302
+    page = c.get(r.headers["Location"]).get_data(as_text=True)
+    assert "<img src=x" not in page and "&lt;img src=x" in page
+
+
+def test_desk_corrections_audit_swap_artificial_and_exports(app: Flask) -> None:
+    c = app.test_client()
+    director(c)
+    with app.app_context():
+        set_id = store().save(random_dealset(range(1, 7)), name="six")
+    ce = new_event(c, deal_set_id=str(set_id))
+    toks = _tokens(app, ce)
+    # Round 1: table 1 has boards 1-2, table 2 boards 3-4, table 3 boards 5-6.
+    phone = app.test_client()
+    _enter(phone, toks[1], 1, sid="1a")
+    _enter(phone, toks[2], 3, contract=("2", "H", ""), declarer="S", tricks="8", sid="2a")
+    # Round 2: boards 1-2 move to table 3 (Mitchell: boards move down).
+    r = _enter(phone, toks[3], 1, contract=("3", "NT", ""), declarer="S", tricks="10", sid="3b",
+               rnd=2)
+    assert r.status_code == 302
+    desk = c.get(f"/events/{ce}/desk/").get_data(as_text=True)
+    assert "Frequencies: +430×1, +420×1" in desk
+    with app.app_context():
+        row = next(r for r in rs.results(store(), ce) if r.board == 1 and r.table_no == 1)
+    tok = csrf(c, f"/events/{ce}/desk/")
+    c.post(f"/events/{ce}/desk/result/{row.id}", data={
+        "csrf_token": tok, "version": str(row.version), "action": "correct", "contract": "4S",
+        "declarer": "N", "tricks": "11", "lead": "", "reason": "wrong tricks"})
+    # A stale version (someone else corrected meanwhile) is a conflict.
+    r = c.post(f"/events/{ce}/desk/result/{row.id}", data={
+        "csrf_token": tok, "version": str(row.version), "action": "correct", "contract": "4S",
+        "declarer": "N", "tricks": "9", "reason": "late"}, follow_redirects=True)
+    assert "conflict" in r.get_data(as_text=True)
+    c.post(f"/events/{ce}/desk/result/{row.id}", data={"csrf_token": tok, "action": "swap"})
+    with app.app_context():
+        fixed = rs.result(store(), row.id)
+        audit = [(a.field, a.old, a.new, a.who) for a in rs.changes(store(), ce)]
+    assert (fixed.score, fixed.ns, fixed.ew) == (450, 1, 1)
+    assert ("tricks", "10", "11", "director td") in audit
+    assert ("score", "420", "450", "director td") in audit
+    c.post(f"/events/{ce}/desk/result/{row.id}", data={
+        "csrf_token": tok, "action": "artificial", "ns_artificial": "A+", "ew_artificial": "A-"})
+    with app.app_context():
+        assert rs.result(store(), row.id).ns_artificial == "A+"
+    csv_text = c.get(f"/events/{ce}/export.csv").get_data(as_text=True)
+    assert csv_text.splitlines()[0].startswith("board,section,table")
+    assert len(csv_text.strip().splitlines()) == 4
+    pbn_text = c.get(f"/events/{ce}/export.pbn").get_data(as_text=True)
+    assert '[ScoreTable "PairId_NS' in pbn_text and '[TotalScoreTable "Rank' in pbn_text
+    assert re.search(r'\[Deal "N:', pbn_text)
+    root = ET.fromstring(c.get(f"/events/{ce}/export.xml").data)
+    assert root.tag == "USEBIO" and len(root.findall(".//TRAVELLER_LINE")) == 3
+    pdf = c.get(f"/events/{ce}/export.pdf")
+    assert pdf.data.startswith(b"%PDF") and pdf.status_code == 200
+    assert c.get(f"/events/{ce}/table-cards.pdf").data.startswith(b"%PDF")
+    assert c.get(f"/dealsets/{set_id}/records.pdf").data.startswith(b"%PDF")
+    assert c.get(f"/dealsets/{set_id}/curtains.pdf").data.startswith(b"%PDF")
+
+
+def test_pads_survive_a_reload_and_ignore_resent_forms(app: Flask) -> None:
+    c = app.test_client()
+    tok = csrf(c, "/pads/")
+    r = c.post("/pads/new", data={"csrf_token": tok, "kind": "chicago", "scoring": "chicago",
+                                  "name": "Friday"})
+    url = r.headers["Location"]
+    form = {"csrf_token": tok, "sid": "d1", "contract": "4S", "declarer": "N", "tricks": "10"}
+    c.post(url, data=form)
+    c.post(url, data=form)  # resent
+    fresh = app.test_client()  # another browser, same address: the pad is all there
+    page = fresh.get(url).get_data(as_text=True)
+    assert page.count("4♠ N") == 1 and 'data-total="NS">NS 420' in page
+    r = c.post(url, data={**form, "sid": "d2", "contract": "9S"}, follow_redirects=True)
+    assert "contract" in r.get_data(as_text=True).lower()
+
+
+def test_dealing_job_runs_pauses_and_aborts(app: Flask) -> None:
+    import time
+    c = app.test_client()
+    director(c)
+    with app.app_context():
+        set_id = store().save(random_dealset(range(1, 5)), name="four")
+    r = c.post(f"/dealing/start/{set_id}", data={"csrf_token": csrf(c, f"/dealing/start/{set_id}")})
+    job = r.headers["Location"].rstrip("/").split("/")[-1]
+    deadline = time.time() + 20
+    while c.get(f"/dealing/{job}/status.json").json["state"] != "done":
+        assert time.time() < deadline
+        time.sleep(0.05)
+    st = c.get(f"/dealing/{job}/status.json").json
+    assert (st["boards_done"], st["cards_done"]) == (4, 208)

@@ -1,0 +1,45 @@
+"""Helpers shared by the webpanel tests: an app on a real database, logins, CSRF tokens."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from webpanel import create_app
+
+PASSWORD = "correct horse battery"
+
+
+def make_app(db_url: str, **extra: Any) -> Flask:
+    cfg = {"TESTING": True, "DATABASE_URL": db_url, "SECRET_KEY": "test-secret",
+           "SESSION_COOKIE_SECURE": False, "DEALING_CARD_SECONDS": 0.002}
+    cfg.update(extra)
+    return create_app(cfg)
+
+
+def csrf(client: FlaskClient, path: str) -> str:
+    page = client.get(path).get_data(as_text=True)
+    m = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert m, f"no CSRF token on {path}"
+    return m.group(1)
+
+
+def director(client: FlaskClient, name: str = "td") -> None:
+    tok = csrf(client, "/setup")
+    r = client.post("/setup", data={"csrf_token": tok, "name": name, "password": PASSWORD,
+                                    "again": PASSWORD})
+    assert r.status_code == 302, r.get_data(as_text=True)
+
+
+def new_event(client: FlaskClient, **form: str) -> int:
+    data = {"name": "Monday pairs", "date": "2026.11.23", "kind": "pairs",
+            "movement": "mitchell", "tables": "3", "boards_per_round": "2", "sections": "A",
+            "scoring": "matchpoints", "deal_set_id": ""}
+    data.update(form)
+    data["csrf_token"] = csrf(client, "/events/new")
+    r = client.post("/events/new", data=data)
+    assert r.status_code == 302, r.get_data(as_text=True)
+    return int(r.headers["Location"].rstrip("/").split("/")[-1])
