@@ -46,7 +46,8 @@ DEAL_BYTES = 26  # 4 hands x 52 bits = 208 bits
 # Every module that defines tables on :class:`Base`. A later issue that adds tables
 # appends its module here and adds one Alembic revision (docs/architecture.md); the
 # schema test compares the migrated database with the metadata of all of them.
-MODEL_MODULES: tuple[str, ...] = ("dealer.store.models", "dealer.store.panel_models")
+MODEL_MODULES: tuple[str, ...] = ("dealer.store.models", "dealer.store.panel_models",
+                                 "dealer.store.journal")
 
 
 def _now() -> datetime:
