@@ -23,7 +23,11 @@ system:
 	@bash scripts/system-deps.sh
 
 $(STAMP): pyproject.toml scripts/post-install.sh
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+		{ echo "boardwright needs Python 3.11 or newer as $(PYTHON) (make PYTHON=python3.11 ...)" >&2; exit 1; }
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
+		echo "boardwright: cannot create $(VENV); on Debian run as root:" >&2; \
+		echo "  apt-get install -y --no-install-recommends python3-venv" >&2; exit 1; }
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[all,test]'
 	bash scripts/post-install.sh
