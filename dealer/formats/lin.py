@@ -519,7 +519,8 @@ def dumps(dealset: DealSet) -> bytes:
     for board in dealset.boards:
         room = "c" if board.tags.get("Room", "").lower().startswith("c") else "o"
         parts = [f"qx|{room}{board.number}|"]
-        names = [board.tags.get(s.name.title(), "") for s in _MD_ORDER]
+        # "?" is PBN's unknown, not a name
+        names = [board.tags.get(s.name.title(), "").replace("?", "") for s in _MD_ORDER]
         if any(names):
             parts.append("pn|" + ",".join(n.replace("|", "/").replace(",", " ")
                                           for n in names) + "|")
