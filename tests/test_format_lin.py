@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import random
 import warnings
+from pathlib import Path
 
 import pytest
-from conftest import CORPUS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +17,9 @@ from dealer.deal import Deal
 from dealer.errors import FormatError, FormatWarning
 from dealer.formats import detect, lin, pbn
 from dealer.seats import Seat, Vulnerability, board_dealer, board_vulnerability
+
+# As tests/conftest.py finds it (a shared name would clash with tests/browser/conftest.py).
+CORPUS = Path(os.environ.get("BOARDWRIGHT_SHARED", Path(__file__).resolve().parents[2] / "shared")) / "corpus"
 
 CLUB36 = CORPUS / "bigdeal/club36.lin"
 EXAMPLE1 = CORPUS / "endplay/example1.lin"

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import functools
+import os
 import random
 import time
 import warnings
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +18,9 @@ from dealer.deal import Deal
 from dealer.errors import FormatError, FormatWarning
 from dealer.formats import detect, pbn
 from dealer.seats import Seat, Vulnerability, board_dealer, board_vulnerability
+
+# As tests/conftest.py finds it (a shared name would clash with tests/browser/conftest.py).
+CORPUS = Path(os.environ.get("BOARDWRIGHT_SHARED", Path(__file__).resolve().parents[2] / "shared")) / "corpus"
 
 PBN_FILES = sorted((CORPUS / "endplay").glob("*.pbn")) + sorted((CORPUS / "bigdeal").glob("*.pbn"))
 
