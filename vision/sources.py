@@ -11,8 +11,8 @@ reports it and carries on, so one bad file never ends a run).
 - a video file: each frame, named by its number;
 - ``camera:0`` (a device index) or an ``rtsp://`` / ``http://`` URL: a live capture;
 - ``synthetic:design=standard,cards=sorted,seed=1,distortions=normal,deck=7``:
-  the renderer (``cards`` is ``sorted``, ``shuffled``, or a list like ``SA+TD``;
-  ``back`` or ``joker`` add a card back or a joker frame).
+  the renderer. ``cards`` is a ``+``-separated list of cards (``SA+TD``),
+  ``sorted`` (the 52 in learning order), ``shuffled``, ``back`` and ``joker``.
 
 >>> frames = list(open_source("synthetic:cards=SA+TD,design=qr,seed=2"))
 >>> [name for name, _ in frames]
@@ -118,14 +118,16 @@ def _synthetic(spec: str) -> SyntheticSource:
     if set(opts) - known:
         raise SourceError(f"unknown synthetic option(s) {sorted(set(opts) - known)}; use {sorted(known)}")
     seed = int(opts.get("seed", "0"))
-    which = opts.get("cards", "sorted")
-    cards: list[Card | str]
-    if which == "sorted":
-        cards = list(Card.all())
-    elif which == "shuffled":
-        cards = [Card(int(i)) for i in np.random.default_rng(seed).permutation(52)]
-    else:
-        cards = [c if c in ("back", "joker") else Card.parse(c) for c in which.split("+")]
+    cards: list[Card | str] = []
+    for item in opts.get("cards", "sorted").split("+"):
+        if item == "sorted":
+            cards += list(Card.all())
+        elif item == "shuffled":
+            cards += [Card(int(i)) for i in np.random.default_rng(seed).permutation(52)]
+        elif item in ("back", "joker"):
+            cards.append(item)
+        else:
+            cards.append(Card.parse(item))
     from vision.designs import DESIGNS
 
     design = opts.get("design", "standard")

@@ -1,0 +1,226 @@
+"""Accuracy and latency of every recogniser over rendered frames.
+
+Each frame is rendered once and handed to every recogniser that applies to
+it: the barcode frames (QR and Code128 decks) to zxing-cpp and to zbar, the
+ordinary frames (seven learned designs) to the index reader. Frames are
+spread over the distortion conditions of :data:`vision.render.CONDITIONS`,
+with extra weight on "normal", plus out-of-envelope sets (names ending in
+"!"): heavy glare, heavy blur, tiny cards, double feeds, card backs, jokers
+and, for the index, typefaces that were never learned.
+
+Work is split over processes; latency is the wall time of one ``read`` call
+in one process, so other load on the machine inflates it.
+Run it as ``python bench/vision.py [--frames N] [--workers W]``; the last
+line of output is one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dealer.cards import Card
+from vision.barcode import BarcodeReader
+from vision.index import IndexReader
+from vision.learn import LearnedDesign, learn
+from vision.render import CONDITIONS, render_card_frame
+
+INDEX_DESIGNS = ("standard", "classic", "jumbo", "dutch", "german", "french", "swedish")
+UNLEARNED = ("script", "italic")  # read against the "standard" design
+BARCODE_DESIGNS = ("qr", "code128")
+DECK = 7
+EXTRA = ("face-down!", "joker!")
+
+
+@dataclass(frozen=True)
+class Spec:
+    kind: str  # "barcode" or "index"
+    condition: str
+    design: str
+    card: int
+    seed: int
+
+
+def conditions(kind: str) -> list[tuple[str, int]]:
+    """(condition, weight): normal counts four times."""
+    out = [(c, 4 if c == "normal" else 1) for c in CONDITIONS]
+    out += [(c, 1) for c in EXTRA]
+    if kind == "index":
+        out.append(("unlearned!", 1))
+    return out
+
+
+def plan(kind: str, n: int, seed: int = 1) -> list[Spec]:
+    conds = conditions(kind)
+    total = sum(w for _, w in conds)
+    rng = np.random.default_rng(seed + (0 if kind == "barcode" else 7))
+    specs: list[Spec] = []
+    for cond, w in conds:
+        k = round(n * w / total)
+        for _ in range(k):
+            if kind == "barcode":
+                design = BARCODE_DESIGNS[int(rng.integers(0, 2))]
+            elif cond == "unlearned!":
+                design = UNLEARNED[int(rng.integers(0, 2))]
+            else:
+                design = INDEX_DESIGNS[int(rng.integers(0, len(INDEX_DESIGNS)))]
+            specs.append(Spec(kind, cond, design, int(rng.integers(0, 52)),
+                              int(rng.integers(0, 2**31 - 1))))
+    return specs
+
+
+def render(spec: Spec) -> np.ndarray:
+    dist = spec.condition if spec.condition in CONDITIONS else "normal"
+    return render_card_frame(
+        Card(spec.card), design=spec.design, deck_id=DECK, seed=spec.seed, distortions=dist,
+        face_up=spec.condition != "face-down!", joker=spec.condition == "joker!")
+
+
+_STATE: dict[str, Any] = {}
+
+
+def _init(designs: dict[str, LearnedDesign]) -> None:
+    import signal
+
+    import cv2
+
+    cv2.setNumThreads(1)  # one thread per worker: the workers are the parallelism
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and reports
+    _STATE["index"] = {name: IndexReader(d) for name, d in designs.items()}
+    _STATE["barcode"] = {(b, s): BarcodeReader(b, s, deck_id=DECK)
+                         for b in ("zxing", "zbar") for s in BARCODE_DESIGNS}
+
+
+def _run(chunk: list[Spec]) -> dict[tuple[str, str], dict[str, Any]]:
+    out: dict[tuple[str, str], dict[str, Any]] = defaultdict(
+        lambda: {"ok": 0, "wrong": 0, "rejects": Counter(), "lat": [], "wrong_examples": []})
+    for spec in chunk:
+        frame = render(spec)
+        if spec.kind == "barcode":
+            readers = [(f"barcode-{b}", _STATE["barcode"][(b, spec.design)]) for b in ("zxing", "zbar")]
+        else:
+            design = "standard" if spec.condition == "unlearned!" else spec.design
+            readers = [("index", _STATE["index"][design])]
+        for name, reader in readers:
+            t0 = time.perf_counter()
+            outcome = reader.read(frame)
+            dt = time.perf_counter() - t0
+            cell = out[(name, spec.condition)]
+            cell["lat"].append(dt)
+            truth_ok = spec.condition not in EXTRA
+            if outcome.accepted:
+                if truth_ok and outcome.card == Card(spec.card):
+                    cell["ok"] += 1
+                else:
+                    cell["wrong"] += 1
+                    cell["wrong_examples"].append((spec.design, spec.seed, str(Card(spec.card)),
+                                                   outcome.label))
+            else:
+                cell["rejects"][outcome.reason.value] += 1
+    return dict(out)
+
+
+def learn_designs(seed: int = 900_000) -> dict[str, LearnedDesign]:
+    """One learning pass per design, on frames the bench never reads."""
+    return {name: learn(name, ((str(c), render_card_frame(c, design=name, seed=seed + int(c)))
+                               for c in Card.all()))
+            for name in INDEX_DESIGNS}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--frames", type=int, default=50_000, help="frames per recogniser")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    t0 = time.time()
+    designs = learn_designs()
+    specs = plan("barcode", args.frames, args.seed) + plan("index", args.frames, args.seed)
+    rng = np.random.default_rng(args.seed)
+    order = rng.permutation(len(specs))  # mix kinds so both workers see similar load
+    specs = [specs[i] for i in order]
+    chunks = [specs[i : i + 100] for i in range(0, len(specs), 100)]
+    cells: dict[tuple[str, str], dict[str, Any]] = {}
+    done = 0
+    interrupted = False
+    pool = mp.get_context("fork").Pool(args.workers, _init, (designs,))
+    try:
+        for part in pool.imap_unordered(_run, chunks):
+            for key, c in part.items():
+                acc = cells.setdefault(key, {"ok": 0, "wrong": 0, "rejects": Counter(), "lat": [],
+                                             "wrong_examples": []})
+                acc["ok"] += c["ok"]
+                acc["wrong"] += c["wrong"]
+                acc["rejects"].update(c["rejects"])
+                acc["lat"] += c["lat"]
+                acc["wrong_examples"] += c["wrong_examples"]
+            done += 1
+            if done % 50 == 0:
+                print(f"... {done * 100} of {len(specs)} frames, {time.time() - t0:.0f} s",
+                      file=sys.stderr, flush=True)
+        pool.close()
+    except KeyboardInterrupt:  # report what was read so far, marked as interrupted
+        interrupted = True
+        pool.terminate()
+    pool.join()
+    args.interrupted = interrupted
+    elapsed = time.time() - t0
+    return report(cells, elapsed, args)
+
+
+def report(cells: dict[tuple[str, str], dict[str, Any]], elapsed: float, args: argparse.Namespace) -> int:
+    summary: dict[str, Any] = {"bench": "vision", "frames_per_recogniser": args.frames,
+                               "workers": args.workers, "elapsed_s": round(elapsed, 1),
+                               "interrupted": getattr(args, "interrupted", False),
+                               "recognisers": {}}
+    total_wrong = 0
+    for rec in ("barcode-zxing", "barcode-zbar", "index"):
+        print(f"\n== {rec}")
+        print(f"{'condition':<14} {'frames':>6} {'correct':>8} {'rejected':>9} {'WRONG':>6} "
+              f"{'p50 ms':>7} {'p99 ms':>7}  top reject reasons")
+        lat_all: list[float] = []
+        n_all = 0
+        rec_wrong = 0
+        per_cond = {}
+        for (r, cond), c in sorted(cells.items(), key=lambda kv: (kv[0][1].endswith("!"), kv[0][1])):
+            if r != rec:
+                continue
+            n = len(c["lat"])
+            rej = sum(c["rejects"].values())
+            lat = np.array(c["lat"]) * 1000
+            p50, p99 = float(np.percentile(lat, 50)), float(np.percentile(lat, 99))
+            reasons = ", ".join(f"{k} {v}" for k, v in c["rejects"].most_common(3))
+            print(f"{cond:<14} {n:>6} {c['ok']:>8} {rej:>9} {c['wrong']:>6} {p50:>7.2f} {p99:>7.2f}  {reasons}")
+            for ex in c["wrong_examples"][:3]:
+                print(f"    WRONG: design {ex[0]} seed {ex[1]}: {ex[2]} read as {ex[3]}")
+            per_cond[cond] = {"frames": n, "correct": c["ok"], "rejected": rej, "wrong": c["wrong"],
+                              "p50_ms": round(p50, 2), "p99_ms": round(p99, 2)}
+            rec_wrong += c["wrong"]
+            if not cond.endswith("!"):
+                lat_all += c["lat"]
+            n_all += n
+        if not per_cond:
+            continue
+        la = np.array(lat_all) * 1000
+        normal = per_cond.get("normal", {"frames": 0, "rejected": 0})
+        summary["recognisers"][rec] = {
+            "frames": n_all, "accepted_wrong": rec_wrong,
+            "normal_reject_pct": round(100 * normal["rejected"] / max(1, normal["frames"]), 3),
+            "in_envelope_p50_ms": round(float(np.percentile(la, 50)), 2),
+            "in_envelope_p99_ms": round(float(np.percentile(la, 99)), 2),
+            "conditions": per_cond,
+        }
+        total_wrong += rec_wrong
+    summary["accepted_wrong"] = total_wrong
+    print(f"\n{sum(v['frames'] for v in summary['recognisers'].values())} reads in {elapsed:.0f} s "
+          f"({args.workers} workers); accepted-wrong: {total_wrong}")
+    print(json.dumps(summary, separators=(",", ":")))
+    return 0
