@@ -293,6 +293,9 @@ class DealingSession:
             return []
         cur = self.current
         if cur is None:
+            nxt = self.next_slot
+            if self.state == "waiting_board" and nxt is not None:
+                return self._note(say.insert_board(nxt.label))
             return []
         if cur.complete:
             self._write(Entry("removed", cur.slot.index))
@@ -406,7 +409,7 @@ class DealingSession:
         self._apply_drop(cur, key, card, pocket)
         if not self._write(entry):
             return []
-        if cur.complete:
+        if pocket is not None and cur.complete and cur.slot.index not in self.done:
             return self._finish_board(cur)
         return []
 

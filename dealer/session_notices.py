@@ -84,8 +84,8 @@ def missing_cards(cards: list[Card], where: str) -> Notice:
 
 
 def refeed_rejects(where: str, count: int) -> Notice:
-    return Notice("refeed", f"{where}: {count} card{'s' * (count != 1)} in the reject tray still "
-                  "belong to this board", "re-feed them: put them back on the hopper, then "
+    return Notice("refeed", f"{where}: the reject tray holds {count} card{'s' * (count != 1)} "
+                  "this board may still need", "re-feed: put them back on the hopper, then "
                   "continue", stop=True)
 
 
