@@ -94,6 +94,7 @@ def _init(designs: dict[str, LearnedDesign]) -> None:
 
     cv2.setNumThreads(1)  # one thread per worker: the workers are the parallelism
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and reports
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _STATE["index"] = {name: IndexReader(d) for name, d in designs.items()}
     _STATE["barcode"] = {(b, s): BarcodeReader(b, s, deck_id=DECK)
                          for b in ("zxing", "zbar") for s in BARCODE_DESIGNS}
@@ -151,6 +152,13 @@ def main(argv: list[str] | None = None) -> int:
     cells: dict[tuple[str, str], dict[str, Any]] = {}
     done = 0
     interrupted = False
+    import signal
+
+    def _stop(signum: int, frame: object) -> None:  # kill PID: stop and report, like Ctrl-C
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)  # even when started in the background
     pool = mp.get_context("fork").Pool(args.workers, _init, (designs,))
     try:
         for part in pool.imap_unordered(_run, chunks):

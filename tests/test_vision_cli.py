@@ -1,0 +1,91 @@
+"""`boardwright vision` end to end: learn, read (JSON), print-deck, render; sources."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from dealer.cards import Card
+from dealer.cli import main
+from vision.render import render_card_frame
+from vision.sources import CaptureSource, FolderSource, open_source
+
+
+def _json_lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_learn_then_read_by_index_prints_one_json_object_per_frame(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    design = tmp_path / "std.npz"
+    assert main(["vision", "learn", "std", "--source", "synthetic:design=standard,seed=4",
+                 "-o", str(design)]) == 0
+    capsys.readouterr()
+    assert main(["vision", "read", "synthetic:cards=SA+TD+back,seed=9", "--design", str(design),
+                 "--json"]) == 0
+    rows = _json_lines(capsys.readouterr().out)
+    assert [r["frame"] for r in rows] == ["0000-SA", "0001-DT", "0002-back"]
+    assert rows[0]["card"] == "SA" and rows[1]["card"] == "DT"
+    assert rows[2]["reject"] == "face down" and "card" not in rows[2]
+
+
+def test_read_barcodes_from_a_folder_with_a_corrupt_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for i, c in enumerate(["HQ", "C3"]):
+        frame = render_card_frame(Card.parse(c), design="code128", deck_id=3, seed=i)
+        cv2.imwrite(str(tmp_path / f"f{i}.png"), frame)
+    (tmp_path / "f2.png").write_bytes(b"\x89PNG garbage")
+    assert main(["vision", "read", str(tmp_path), "--barcode", "code128", "--deck", "3",
+                 "--json"]) == 0
+    rows = _json_lines(capsys.readouterr().out)
+    assert rows[0] == {**rows[0], "frame": "f0.png", "card": "HQ"}
+    assert rows[1]["card"] == "C3"
+    assert rows[2] == {"frame": "f2.png", "error": "the image could not be decoded"}
+
+
+def test_bad_source_or_design_is_one_line_and_status_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["vision", "read", str(tmp_path / "nope"), "--barcode"]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+    assert main(["vision", "read", "synthetic:cards=SA", "--design", str(tmp_path / "x.npz")]) == 2
+    err = capsys.readouterr().err
+    assert "no learned design" in err and "Traceback" not in err
+    assert main(["vision", "read", "synthetic:cards=ZZ", "--barcode"]) == 2
+    assert "cannot read 'ZZ' as a card" in capsys.readouterr().err
+
+
+def test_print_deck_writes_a_pdf(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "deck.pdf"
+    assert main(["vision", "print-deck", "-o", str(out), "--deck", "12", "--boards", "1-4"]) == 0
+    assert out.read_bytes().startswith(b"%PDF-")
+    assert "wrote 112 qr symbols" in capsys.readouterr().out  # (52 cards + 4 boards) x 2 ends
+    assert main(["vision", "print-deck", "-o", str(out), "--boards", "1-x"]) == 2
+
+
+def test_render_writes_pngs_that_read_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["vision", "render", "synthetic:cards=S2+joker,design=qr,deck=1", "-o",
+                 str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["0000-S2.png", "0001-joker.png"]
+    capsys.readouterr()
+    main(["vision", "read", str(tmp_path), "--barcode", "--json"])
+    rows = _json_lines(capsys.readouterr().out)
+    assert rows[0]["card"] == "S2" and rows[1]["reject"] == "joker"
+
+
+def test_video_file_and_folder_sources(tmp_path: Path) -> None:
+    video = tmp_path / "gate.avi"
+    frames = [render_card_frame(Card(i), design="qr", seed=i) for i in range(4)]
+    w = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (640, 480))
+    for f in frames:
+        w.write(f)
+    w.release()
+    got = list(open_source(str(video)))
+    assert isinstance(open_source(str(video)), CaptureSource)
+    assert [n for n, _ in got] == [f"frame{i:05d}" for i in range(4)]
+    assert all(f is not None and f.shape == (480, 640, 3) for _, f in got)
+    for i, f in enumerate(frames):
+        cv2.imwrite(str(tmp_path / f"{i}.png"), f)
+    assert [n for n, _ in FolderSource(tmp_path)] == ["0.png", "1.png", "2.png", "3.png"]
