@@ -1,0 +1,277 @@
+"""The pure dealing session: routing, every card error, the journal, restore and reconcile.
+
+These drive :class:`dealer.session.DealingSession` with what a machine and a
+camera would report (no serial port, no OpenCV); the end-to-end tests in
+``test_rig_e2e.py`` do the same through the real emulator and recogniser.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from dealer.board import Board, DealSet
+from dealer.cards import Card
+from dealer.deal import Deal
+from dealer.session import DealingSession, Entry, JournalError, MachineView, MemoryJournal, Sighting
+from dealer.session_plan import Plan, PlanError
+from dealer.store import Store
+from dealer.store.journal import JournalStore
+
+
+def _deal(seed: int) -> Deal:
+    owners = [i % 4 for i in range(52)]
+    random.Random(seed).shuffle(owners)
+    return Deal.from_owners(owners)
+
+
+def _set(numbers: range | list[int]) -> DealSet:
+    return DealSet([Board(n, _deal(n)) for n in numbers])
+
+
+class Feeder:
+    """Plays the machine: numbers gates, confirms drops into the decided pocket."""
+
+    def __init__(self, session: DealingSession, boot: int = 1) -> None:
+        self.s = session
+        self.boot = boot
+        self.gate = 0
+        self.pockets: list[list[Card]] = [[], [], [], []]
+        self.rejects: list[Card | None] = []
+
+    def feed(self, seen: Sighting, *, drop: bool = True):
+        self.gate += 1
+        key = (self.boot, self.gate)
+        d = self.s.card_at_gate(key, seen)
+        if d.route and drop:
+            self.land(key, d.pocket, seen.card)
+        return d, key
+
+    def land(self, key, pocket, card) -> list:
+        if pocket is None:
+            self.rejects.append(card)
+        else:
+            self.pockets[pocket].append(card)
+        return self.s.card_dropped(key, pocket)
+
+    def deck(self, cards, deck: str | None = "1") -> None:
+        for c in cards:
+            self.feed(Sighting(c, deck=deck))
+
+    def counts(self) -> tuple[int, int, int, int]:
+        return tuple(len(p) for p in self.pockets)  # type: ignore[return-value]
+
+
+def _shuffled(seed: int) -> list[Card]:
+    cards = list(Card.all())
+    random.Random(seed).shuffle(cards)
+    return cards
+
+
+def test_a_board_is_dealt_by_the_deal_and_every_drop_is_journalled_before_the_next_route():
+    ds = _set([1])
+    j = MemoryJournal()
+    s = DealingSession(Plan.build(ds), j)
+    assert s.start()[0].code == "insert"
+    assert s.board_inserted(1)[0].code == "start"
+    f = Feeder(s)
+    f.deck(_shuffled(1))
+    deal = ds.board(1).deal
+    for seat, cards in enumerate(f.pockets):
+        assert sorted(cards) == sorted(deal.hand(seat).cards)
+    assert s.state == "board_done" and s.notices[-1].code == "board_done"
+    # Write-ahead: each card's route entry comes before its drop, and its drop before
+    # the next card's route.
+    kinds = [e.kind for e in j.entries]
+    assert kinds[0] == "board" and kinds[-1] == "done"
+    body = kinds[1:-1]
+    assert body == ["route", "drop"] * 52
+
+
+def test_card_errors_go_to_the_reject_tray_with_plain_instructions():
+    ds = _set([3])
+    s = DealingSession(Plan.build(ds), MemoryJournal())
+    s.board_inserted(3)
+    f = Feeder(s)
+    hq = Card.parse("HQ")
+    d, _ = f.feed(Sighting(hq, deck="1"))
+    assert d.pocket == int(ds.board(3).deal.owner(hq))
+    d, _ = f.feed(Sighting(hq, deck="1"))
+    assert d.pocket is None
+    assert d.notices[0].message == "board 3: this deck has two ♥Q"
+    assert "check the deck" in d.notices[0].instruction
+    d, _ = f.feed(Sighting(None, "joker"))
+    assert d.pocket is None and d.notices[0].code == "joker"
+    d, _ = f.feed(Sighting(None, "face_down"))
+    assert d.pocket is None and "turn it face up" in d.notices[0].instruction
+    d, _ = f.feed(Sighting(None, "unreadable", "blurred"))
+    assert d.pocket is None and d.notices[0].instruction.startswith("re-feed it")
+    d, _ = f.feed(Sighting(Card.parse("S2"), deck="9"))
+    assert d.pocket is None and d.notices[0].code == "other_deck"
+    assert "another deck (deck 9)" in d.notices[0].message
+    assert f.counts() == tuple(1 if s == int(ds.board(3).deal.owner(hq)) else 0 for s in range(4))
+
+
+def test_missing_cards_are_named_and_rejected_cards_are_asked_back_first():
+    ds = _set([1])
+    s = DealingSession(Plan.build(ds), MemoryJournal())
+    s.board_inserted(1)
+    f = Feeder(s)
+    cards = _shuffled(2)
+    gone = cards[:2]
+    f.feed(Sighting(None, "unreadable"))
+    f.deck(cards[2:])
+    first = s.hopper_empty()
+    assert first[0].code == "refeed" and first[0].stop
+    second = s.hopper_empty()
+    assert second[0].code == "missing"
+    for c in gone:
+        assert c.symbol in second[0].message
+    assert second[0].message.startswith("board 1: the deck is missing 2 cards")
+    f.deck(gone)
+    assert s.state == "board_done"
+
+
+def test_wrong_board_and_automatic_board_numbers():
+    ds = _set(range(1, 5))
+    s = DealingSession(Plan.build(ds), MemoryJournal())
+    n = s.board_inserted(2)
+    assert n[0].code == "wrong_board"
+    assert n[0].message == "board 2 was inserted, but the machine expects board 1"
+    assert s.state == "waiting_board"
+    auto = DealingSession(Plan.build(ds, auto_number=True), MemoryJournal())
+    assert auto.board_inserted(3)[0].code == "start" and auto.current.slot.number == 3
+    f = Feeder(auto)
+    f.deck(_shuffled(3))
+    assert sorted(f.pockets[0]) == sorted(ds.board(3).deal.hand(0).cards)
+    auto.board_removed()
+    assert auto.board_inserted(3)[0].code == "wrong_board"  # all its copies are dealt
+    assert auto.board_inserted(None)[0].message == "the board's sticker cannot be read"
+    assert auto.board_inserted(9)[0].code == "wrong_board"
+
+
+def test_plan_copies_ranges_and_descending_order():
+    ds = _set(range(1, 9))
+    plan = Plan.build(ds, copies=3, first=2, last=4, descending=True)
+    assert [(x.number, x.copy) for x in plan.slots] == [
+        (4, 1), (4, 2), (4, 3), (3, 1), (3, 2), (3, 3), (2, 1), (2, 2), (2, 3)]
+    with pytest.raises(PlanError, match="range 10-12"):
+        Plan.build(ds, first=10, last=12)
+    with pytest.raises(PlanError, match="copies"):
+        Plan.build(ds, copies=0)
+
+
+def test_a_journal_that_cannot_be_written_stops_before_any_route():
+    j = MemoryJournal()
+    s = DealingSession(Plan.build(_set([1])), j)
+    s.board_inserted(1)
+    f = Feeder(s)
+    f.deck(_shuffled(4)[:10])
+    j.broken = "disk full"
+    d, _ = f.feed(Sighting(Card(0), deck="1"))
+    assert d.route is False
+    assert s.state == "stopped"
+    assert s.notices[-1].code == "journal_failed" and "disk full" in s.notices[-1].message
+    assert sum(f.counts()) == 10
+    # Nothing more is ever decided, even when the journal works again.
+    j.broken = None
+    assert s.card_at_gate((1, 99), Sighting(Card(1), deck="1")).route is False
+
+
+def test_restore_and_reconcile_after_a_crash():
+    ds = _set([1, 2])
+    plan = Plan.build(ds)
+    j = MemoryJournal()
+    s = DealingSession(plan, j)
+    s.board_inserted(1)
+    f = Feeder(s)
+    cards = _shuffled(5)
+    f.deck(cards[:20])
+    d, key = f.feed(Sighting(cards[20], deck="1"), drop=False)  # routed, then the host died
+    # The card landed while the host was dead: the counts show one more in its pocket.
+    f.pockets[d.pocket].append(cards[20])
+    back = DealingSession.restore(plan, list(j.entries), j)
+    assert back.state == "dealing" and len(back.current.placed) == 20
+    notices, reroute = back.reconcile(MachineView(True, 1, f.counts()))
+    assert notices[0].code == "resume" and reroute == []
+    assert len(back.current.placed) == 21
+    assert j.entries[-1].kind == "drop" and j.entries[-1].code == "inferred"
+    f.s = back
+    f.deck(cards[21:])
+    for seat, got in enumerate(f.pockets):
+        assert sorted(got) == sorted(ds.board(1).deal.hand(seat).cards)
+    # A routed card still unrouted at the gate (the route never left) is routed again.
+    s2 = DealingSession(plan, MemoryJournal())
+    s2.board_inserted(1)
+    d, key = Feeder(s2).feed(Sighting(cards[0], deck="1"), drop=False)
+    again = DealingSession.restore(plan, s2.journal.entries, s2.journal)
+    _, reroute = again.reconcile(MachineView(True, 1, (0, 0, 0, 0), gate=key, gate_routed=False))
+    assert reroute == [(key, d.pocket)]
+
+
+def test_pockets_that_disagree_with_the_journal_force_a_clean_restart():
+    ds = _set([1])
+    plan = Plan.build(ds)
+    j = MemoryJournal()
+    s = DealingSession(plan, j)
+    s.board_inserted(1)
+    f = Feeder(s)
+    f.deck(_shuffled(6)[:30])
+    counts = list(f.counts())
+    counts[0] += 2  # someone put cards in by hand
+    back = DealingSession.restore(plan, j.entries, j)
+    notices, _ = back.reconcile(MachineView(True, 1, tuple(counts)))
+    assert notices[0].code == "restart" and notices[0].stop
+    assert "journal has" in notices[0].message
+    assert back.current is None and back.state == "waiting_board"
+    assert back.board_inserted(1)[0].code == "start"
+    assert back.current.placed == {}
+
+
+def test_a_board_taken_out_half_dealt_is_dealt_again_from_the_start():
+    s = DealingSession(Plan.build(_set([1])), MemoryJournal())
+    s.board_inserted(1)
+    Feeder(s).deck(_shuffled(7)[:13])
+    n = s.board_removed()
+    assert n[0].code == "board_pulled" and "after 13 of 52" in n[0].message
+    assert s.board_inserted(1)[0].code == "start" and not s.current.placed
+
+
+def test_same_back_as_the_previous_deck_and_the_stop_card():
+    ds = _set([1, 2])
+    s = DealingSession(Plan.build(ds), MemoryJournal())
+    s.board_inserted(1)
+    f = Feeder(s)
+    f.deck(_shuffled(8), deck="red")
+    s.board_removed()
+    s.board_inserted(2)
+    d, _ = f.feed(Sighting(Card(5), deck="red"))
+    assert d.notices[0].code == "same_back" and "--stop-card" in d.notices[0].instruction
+    stop = DealingSession(Plan.build(ds), MemoryJournal(), stop_card=True)
+    stop.board_inserted(1)
+    g = Feeder(stop)
+    g.deck(_shuffled(9)[:50])
+    d, _ = g.feed(Sighting(None, "face_down"))
+    assert d.pocket is None and d.notices[0].code == "missing" and d.notices[0].stop
+
+
+def test_the_sql_journal_round_trips_and_refuses_a_read_only_database(tmp_path):
+    url = f"sqlite:///{tmp_path}/j.sqlite"
+    with Store.open(url) as store:
+        set_id = store.save(_set([1]))
+        runs = JournalStore(store.engine)
+        run = runs.create_run(set_id, "deal", {"copies": 1})
+        j = runs.journal(run)
+        s = DealingSession(Plan.build(_set([1])), j)
+        s.board_inserted(1)
+        Feeder(s).deck(_shuffled(10)[:5])
+        assert runs.entries(run)[1] == Entry("route", 0, 1, 1, int(_shuffled(10)[0]),
+                                             int(_set([1]).board(1).deal.owner(_shuffled(10)[0])),
+                                             "", "1")
+        assert runs.open_run(set_id) == run
+    from dealer.store import make_engine
+
+    ro = JournalStore(make_engine(f"sqlite:///file:{tmp_path}/j.sqlite?mode=ro&uri=true"))
+    with pytest.raises(JournalError, match="readonly"):
+        ro.journal(run).append(Entry("board", 0))
