@@ -67,6 +67,8 @@ KNOWN_TAGS = frozenset(MANDATORY_TAGS + (
     "TotalScoreTable", "OptimumScore", "OptimumPlayTable", "OptimumResultTable",
     # Bridge Composer / Ruter / Big Deal extensions seen in real files
     "DoubleDummyTricks", "ParContract", "OptimumContract", "BCFlags",
+    # boardwright's own: a sealed set (dealer/generate.py writes it)
+    "Sealed",
 ))
 
 #: Event-level tags copied to DealSet.meta when every game that has them agrees.
