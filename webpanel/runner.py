@@ -30,6 +30,7 @@ def _run(store: Store, job_id: int, config: dict[str, Any]) -> None:
     st = dealing.status(store, job_id)
     ds = store.load(st["deal_set_id"])
     paused = False
+    error: dict[str, str] | None = None  # the camera's complaint, shown until Resume
     cards = 0
     faulted = False
     for i, board in enumerate(ds.boards):
@@ -37,30 +38,31 @@ def _run(store: Store, job_id: int, config: dict[str, Any]) -> None:
         while card < 52:
             if fault and not faulted and (board.number, card + 1) == tuple(fault):
                 faulted = True
-                paused = True
-                cmd = dealing.update(
-                    store, job_id, state="error", current_board=board.number,
-                    message=f"board {board.number}, card {card + 1}: the camera could not "
-                            "read the card",
-                    instruction="Take the card from the reject tray, put it face down on "
-                                "top of the hopper and press Resume.")
+                error = {
+                    "message": f"board {board.number}, card {card + 1}: the camera could not "
+                               "read the card",
+                    "instruction": "Take the card from the reject tray, put it face down on "
+                                   "top of the hopper and press Resume."}
+            if error is not None:
+                cmd = dealing.update(store, job_id, state="error", current_board=board.number,
+                                     **error)
+            elif paused:
+                cmd = dealing.update(store, job_id, state="paused", current_board=board.number,
+                                     message="paused by the director",
+                                     instruction="Press Resume to go on.")
             else:
-                state = "paused" if paused else "running"
-                cmd = dealing.update(store, job_id, state=state, current_board=board.number,
-                                     boards_done=i, cards_done=cards,
-                                     message="" if not paused else "paused by the director",
-                                     instruction="" if not paused else "Press Resume to go on.")
+                cmd = dealing.update(store, job_id, state="running", current_board=board.number,
+                                     boards_done=i, cards_done=cards, message="",
+                                     instruction="")
             if cmd == "abort":
                 dealing.update(store, job_id, state="aborted", message="aborted by the director",
                                instruction="Take the boards out of the machine.")
                 return
             if cmd == "pause":
                 paused = True
-                continue
-            if cmd == "resume":
-                paused = False
-                dealing.update(store, job_id, state="running", message="", instruction="")
-            if paused:
+            elif cmd == "resume":
+                paused, error = False, None
+            if paused or error is not None:
                 time.sleep(max(pace, 0.05))
                 continue
             time.sleep(pace)

@@ -43,6 +43,8 @@ def score_event(store: Store, ce_id: int) -> Scored:
     lines = rs.as_results(rows)
     for r in rows:
         out.travellers.setdefault(r.board, [])
+    if not rows:
+        return out
     try:
         if ce.scoring == "matchpoints":
             ev = score_matchpoints(lines, MatchpointOptions(numbering=m.numbering))
