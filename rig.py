@@ -254,7 +254,10 @@ class ConsoleOperator:
 
     def handle(self, notice: Notice, rig: Rig) -> None:
         if notice.stop and notice.code in CONTINUE:
-            self.ask(f"  {notice.instruction} — press Enter to continue ")
+            try:
+                self.ask(f"  {notice.instruction} — press Enter to continue ")
+            except EOFError:
+                pass  # no terminal (a service, a test): carry on as if Enter was pressed
 
     def after_drop(self, rig: Rig) -> None:
         pass
@@ -459,7 +462,7 @@ class EmulatedOperator:
             elif kind == "power_cut":
                 self.emu.power_cut(when="dropping")
             elif kind == "unplug":
-                self.emu.unplug(0.4)
+                self.emu.unplug(1.0)  # longer than the link timeout: a real cable pull
         self.pending_machine_faults = []
 
     def idle(self, rig: Rig) -> bool:
@@ -602,10 +605,17 @@ class Rig:
         self._t0 = time.monotonic()
         s = self.session
         if s.current is not None or s.boards_done:
-            notices, reroute = s.reconcile(self._view())
+            view = self._view()
+            notices, reroute = s.reconcile(view)
             for key, pocket in reroute:
                 self.m.route(key[1], pocket)
             self.tell(notices)
+            cur = s.current
+            if (view.gate is not None and not view.gate_routed and cur is not None
+                    and view.gate not in cur.decided):
+                # The last host saw this card (so the machine will not announce it again)
+                # but died before deciding: decide now.
+                self.on_event(ev.CardAtGate(view.gate[1], True, view.gate[0]))
             if s.state == "dealing":
                 self.continue_machine()
             elif s.state == "board_done" and s.notices:

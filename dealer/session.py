@@ -202,6 +202,7 @@ class DealingSession:
         self.faults: Counter[str] = Counter()
         self.cards_placed = 0
         self.stop_reason: str | None = None
+        self.board_present = False  # a board is in the machine (from its events)
 
     # ------------------------------------------------------------------ progress
     @property
@@ -261,6 +262,11 @@ class DealingSession:
         """
         if self.state == "stopped":
             return []
+        cur = self.current
+        if (self.board_present and cur is not None and self.state in ("dealing", "board_done")
+                and (sticker is None or sticker == cur.slot.number)):
+            return []  # the same insertion announced again (a new host after a crash)
+        self.board_present = True
         if self.current is not None and (self.current.placed or self.current.pending):
             # The board was out of the machine: its pockets cannot be trusted.
             self._restart(self.current, "the board was taken out of the machine")
@@ -291,6 +297,7 @@ class DealingSession:
     def board_removed(self) -> list[Notice]:
         if self.state == "stopped":
             return []
+        self.board_present = False
         cur = self.current
         if cur is None:
             nxt = self.next_slot
@@ -480,6 +487,7 @@ class DealingSession:
         cur = self.current
         if self.state == "stopped":
             return [], []
+        self.board_present = view.board_present
         if cur is None:
             if self.state == "finished":
                 return [], []
