@@ -359,8 +359,9 @@ class EmulatedOperator:
         if "other_deck" in faults:
             stray = PhysicalCard(Card(self.rng.randrange(52)), "77")
             deck.insert(self.rng.randrange(len(deck)), stray)
-        if "unreadable" in faults:
-            self.camera.smudged.add(self.rng.choice([c for c in deck if c.face_up and not c.joker]))
+        readable = [c for c in deck if c.face_up and not c.joker]
+        for pc in self.rng.sample(readable, min(len(readable), faults.count("unreadable"))):
+            self.camera.smudged.add(pc)
         for kind in faults:
             self.injected[kind] += 1
         self.pending_machine_faults = [f for f in faults if f in
@@ -498,6 +499,8 @@ class RigReport:
     checked: int = 0
     stopped: str | None = None
     run_id: int | None = None
+    injected: Counter[str] = field(default_factory=Counter)
+    line: dict[str, int] = field(default_factory=dict)
 
     @property
     def boards_per_minute(self) -> float:
@@ -812,6 +815,11 @@ def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
             rig = Rig(m, cam, session, op, display=display or Display(quiet=quiet),
                       idle_timeout=3.0)
             report = rig.run()
+            report.line = {"bad_frames_in": m.stats.bad_total, "retransmissions":
+                           m.stats.retransmissions, "link_lost": m.stats.link_lost,
+                           "power_cuts": m.stats.power_cuts,
+                           "frames_damaged_by_emulator": emu.noise_out.corrupted}
+        report.injected = op.injected
     report.run_id = run_id
     report.checked = len(op.checks)
     report.misdealt = sum(not c.ok for c in op.checks)
