@@ -275,3 +275,69 @@ def test_the_sql_journal_round_trips_and_refuses_a_read_only_database(tmp_path):
     ro = JournalStore(make_engine(f"sqlite:///file:{tmp_path}/j.sqlite?mode=ro&uri=true"))
     with pytest.raises(JournalError, match="readonly"):
         ro.journal(run).append(Entry("board", 0))
+
+
+# --------------------------------------------------------------------- VERIFY, RECORD, PLAY-SCAN
+from dealer.contract import Contract  # noqa: E402
+from dealer.play import Play  # noqa: E402
+from dealer.session_scan import ScanSession  # noqa: E402
+
+
+def _feed_hands(s: ScanSession, hands: list[list[Card]], start: int = 0) -> list:
+    decisions = []
+    for gate, card in enumerate([c for h in hands for c in h], start=start + 1):
+        d = s.card_at_gate((1, gate), Sighting(card))
+        s.card_dropped((1, gate), d.pocket)
+        decisions.append(d)
+    return decisions
+
+
+def test_verify_finds_a_card_in_the_wrong_hand_and_refills_the_board():
+    ds = _set([4])
+    deal = ds.board(4).deal
+    hands = [list(deal.hand(seat).cards) for seat in range(4)]
+    hands[1][0], hands[2][0] = hands[2][0], hands[1][0]  # a player put a card back wrongly
+    s = ScanSession("verify", MemoryJournal(), ds)
+    s.board_inserted(4)
+    ds_ = _feed_hands(s, hands)
+    assert [d.pocket for d in ds_] == [0] * 13 + [1] * 13 + [2] * 13 + [3] * 13
+    res = s.results[4]
+    assert not res.ok and len(res.differences) == 2
+    assert f"{hands[1][0].symbol} was in East's hand; the record has it in South's" in res.differences
+    assert s.notices[-1].code == "verify_failed" and s.notices[-1].stop
+
+
+def test_record_captures_a_hand_shuffled_deal_and_holds_cards_after_an_unreadable_one():
+    deal = _deal(77)
+    hands = [list(deal.hand(seat).cards) for seat in range(4)]
+    s = ScanSession("record", MemoryJournal())
+    s.board_inserted(9)
+    _feed_hands(s, [hands[0][:5]])
+    d = s.card_at_gate((1, 100), Sighting(None, "unreadable"))
+    assert d.pocket is None and d.notices[0].stop
+    held = s.card_at_gate((1, 101), Sighting(hands[0][6]))
+    assert held.pocket is None  # out of order now: held back
+    s.card_dropped((1, 100), None)
+    s.card_dropped((1, 101), None)
+    s.operator_continue()  # the tray goes back on top, in order
+    _feed_hands(s, [hands[0][5:], *hands[1:]], start=200)
+    assert s.results[9].deal == deal
+
+
+def test_play_scan_rebuilds_the_tricks_of_a_played_board():
+    deal = _deal(5)
+    contract = Contract.parse("3NT S")
+    p = Play(contract, deal)
+    rng = random.Random(5)
+    while not p.is_complete:
+        p.play(rng.choice(p.legal_cards()))
+    kept = [p.played_by(seat) for seat in range(4)]  # each player's cards, in order played
+    ds = DealSet([Board(2, deal)])
+    s = ScanSession("play", MemoryJournal(), ds, contracts={2: contract})
+    s.board_inserted(2)
+    _feed_hands(s, kept)
+    got = s.results[2].play
+    assert got is not None and got.card_sequence() == p.card_sequence()
+    assert [t.winner for t in got.tricks] == [t.winner for t in p.tricks]
+    assert s.notices[-1].code == "play_scanned"
+    assert f"declarer took {p.declarer_tricks}" in s.notices[-1].message

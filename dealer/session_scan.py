@@ -1,0 +1,242 @@
+"""VERIFY, RECORD and PLAY-SCAN: a board's four hands fed back through the machine.
+
+The operator takes the hands out of a board and feeds them one after the
+other, North, East, South, West, 13 cards each. Each card is routed back to
+the pocket of the hand it came from, so the board leaves the machine as it
+went in, and the session learns who held what:
+
+* **verify**: every card is checked against the recorded deal ("♥Q was in
+  East's hand; the record has it in South's");
+* **record**: the hands of a hand-shuffled board become its deal, for the hand
+  records of a session that was not machine-dealt;
+* **play**: each player kept the cards played in order, as duplicate players
+  do (WBF Law 65A), so hand h's k-th card is the card h played to trick k.
+  With the contract, the tricks are rebuilt with the play rules
+  (:mod:`dealer.play`): declarer's left-hand opponent leads the first trick
+  (Law 41), the winner of each trick leads the next (Law 44G).
+
+Order matters here, so a card that cannot be read is not simply re-fed later:
+the session **holds** (rejects) every card after it until the operator has put
+the reject tray back on top of the hopper in the same order and continued.
+
+>>> from dealer.generate import random_dealset
+>>> ds = random_dealset([1])
+>>> s = ScanSession("verify", MemoryJournal(), ds)
+>>> _ = s.board_inserted(1)
+>>> deal = ds.board(1).deal
+>>> cards = [c for seat in range(4) for c in deal.hand(seat).cards]
+>>> for gate, card in enumerate(cards, start=1):
+...     d = s.card_at_gate((1, gate), Sighting(card))
+...     _ = s.card_dropped((1, gate), d.pocket)
+>>> s.results[1].ok, s.notices[-1].message
+(True, 'board 1: all 52 cards are where the record has them')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dealer import session_notices as say
+from dealer.board import DealSet
+from dealer.cards import Card
+from dealer.contract import Contract
+from dealer.deal import Deal
+from dealer.errors import BoardwrightError
+from dealer.hand import Hand
+from dealer.play import Play, PlayError, trick_winner
+from dealer.session import Decision, Entry, GateKey, Journal, JournalError, MemoryJournal, Sighting
+from dealer.session_notices import Notice
+
+__all__ = ["MemoryJournal", "ScanResult", "ScanSession", "rebuild_play"]
+
+MODES = ("verify", "record", "play")
+_NAMES = ("North", "East", "South", "West")
+
+
+@dataclass
+class ScanResult:
+    """One board's outcome: the hands as fed, and what they say."""
+
+    number: int
+    hands: list[list[Card]] = field(default_factory=lambda: [[], [], [], []])
+    differences: list[str] = field(default_factory=list)  # verify
+    deal: Deal | None = None  # record (and verify: the deal as fed)
+    play: Play | None = None  # play
+    problem: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.differences and not self.problem
+
+
+def rebuild_play(contract: Contract, hands: list[list[Card]], deal: Deal | None = None) -> Play:
+    """Tricks from each seat's cards in the order played (trick k = each hand's k-th card).
+
+    >>> d = Deal.from_pbn("N:AKQJ.AKQ.AKQ.AKQ T987.JT9.JT9.JT9 6543.876.876.876 2.5432.5432.5432")
+    >>> hands = [[Card.parse(c) for c in h] for h in (["SA", "HA"], ["ST", "HJ"], ["S3", "H8"], ["S2", "H5"])]
+    >>> p = rebuild_play(Contract.parse("7NT S"), hands, d)
+    >>> [str(c) for c in p.card_sequence()], p.tricks[1].leader
+    (['S2', 'SA', 'ST', 'S3', 'HA', 'HJ', 'H8', 'H5'], <Seat.NORTH: 0>)
+    """
+    if contract.declarer is None:
+        raise PlayError(f"contract {contract.ascii} names no declarer")
+    trump = contract.strain.suit if contract.strain is not None else None
+    leader = contract.declarer.lho
+    order: list[Card] = []
+    for k in range(max(len(h) for h in hands)):
+        seats = [leader.rotate(i) for i in range(4)]
+        if any(k >= len(hands[s]) for s in seats):
+            break  # a trick not finished (a claim): the rest stays unplayed
+        trick = [hands[s][k] for s in seats]
+        order += trick
+        leader = trick_winner(trick, leader, trump)
+    p = Play(contract, deal, enforce=False)
+    for c in order:
+        p.play(c)
+    return p
+
+
+class ScanSession:
+    """Hands fed back N, E, S, W: see the module docstring. Same port as the dealing session."""
+
+    def __init__(self, mode: str, journal: Journal, record: DealSet | None = None, *,
+                 contracts: dict[int, Contract] | None = None) -> None:
+        if mode not in MODES:
+            raise BoardwrightError(f"scan mode must be one of {', '.join(MODES)}, not {mode!r}")
+        if mode != "record" and record is None:
+            raise BoardwrightError(f"{mode} needs the recorded deal set")
+        self.mode = mode
+        self.journal = journal
+        self.record = record
+        self.contracts = contracts or {}
+        self.state = "waiting_board"
+        self.current: ScanResult | None = None
+        self.results: dict[int, ScanResult] = {}
+        self.notices: list[Notice] = []
+        self.holding = False
+        self._pending: dict[GateKey, tuple[Card | None, int | None]] = {}
+        self._seen: set[int] = set()
+        self._placed = 0
+
+    def _note(self, *notices: Notice) -> list[Notice]:
+        self.notices += notices
+        return list(notices)
+
+    def _write(self, entry: Entry) -> bool:
+        try:
+            self.journal.append(entry)
+        except JournalError as exc:
+            self.state = "stopped"
+            self._note(say.journal_failed(str(exc)))
+            return False
+        return True
+
+    @property
+    def seat(self) -> int:
+        """The hand being fed now: 13 accepted cards each, North first."""
+        return min(3, self._placed // 13)
+
+    def board_inserted(self, number: int | None) -> list[Notice]:
+        if number is None:
+            return self._note(say.not_in_plan(None, self.mode))
+        if self.record is not None and number not in self.record.numbers and self.mode != "record":
+            return self._note(say.not_in_plan(number, f"the record has {self.record.describe_range()}"))
+        self.current = ScanResult(number)
+        self._seen, self._placed, self.holding = set(), 0, False
+        self.state = "scanning"
+        self._write(Entry("board", number))
+        return self._note(Notice("start", f"board {number}: feed North's hand, then East's, "
+                                 "South's and West's", ""))
+
+    def operator_continue(self) -> None:
+        """The operator put the held cards back on top of the hopper, in order."""
+        self.holding = False
+
+    def card_at_gate(self, key: GateKey, seen: Sighting) -> Decision:
+        cur = self.current
+        if self.state != "scanning" or cur is None:
+            return Decision(self.state != "stopped", None, seen.card)
+        where = f"board {cur.number}, {_NAMES[self.seat]}'s hand"
+        notices: list[Notice] = []
+        pocket: int | None = None
+        if self.holding:
+            code = "held"
+        elif seen.problem is not None or seen.card is None:
+            code = seen.problem or "unreadable"
+            self.holding = True  # keep the order: everything after it waits
+            notices.append(Notice(code, f"{where}: a card could not be used ({code})",
+                                  "put the cards from the reject tray back on top of the hopper, "
+                                  "in the order they came out, then continue", stop=True))
+        elif int(seen.card) in self._seen:
+            code = "duplicate"
+            notices.append(say.duplicate_card(seen.card, f"board {cur.number}"))
+        else:
+            code = ""
+            pocket = self.seat
+            self._seen.add(int(seen.card))
+            self._placed += 1
+        card = seen.card
+        if not self._write(Entry("route", cur.number, key[0], key[1],
+                                 None if card is None else int(card), pocket, code)):
+            return Decision(False, None, card, tuple(self.notices[-1:]))
+        self._pending[key] = (card, pocket)
+        if pocket is not None and card is not None:
+            cur.hands[pocket].append(card)
+        return Decision(True, pocket, card, tuple(self._note(*notices)))
+
+    def card_dropped(self, key: GateKey, pocket: int | None) -> list[Notice]:
+        cur = self.current
+        if key not in self._pending or cur is None:
+            return []
+        card, _ = self._pending.pop(key)
+        if not self._write(Entry("drop", cur.number, key[0], key[1],
+                                 None if card is None else int(card), pocket)):
+            return []
+        if self._placed == 52 and not self._pending:
+            return self._finish(cur)
+        return []
+
+    def _finish(self, cur: ScanResult) -> list[Notice]:
+        self.state = "board_done"
+        self.results[cur.number] = cur
+        cur.deal = Deal([Hand(h) for h in cur.hands])
+        where = f"board {cur.number}"
+        if self.mode == "record":
+            return self._note(Notice("recorded", f"{where}: the deal is recorded", "take it out"))
+        recorded = self.record.board(cur.number).deal if self.record is not None else None
+        if self.mode == "verify":
+            for seat, cards in enumerate(cur.hands):
+                for c in cards:
+                    owner = recorded.owner(c) if recorded is not None else None
+                    if owner is not None and int(owner) != seat:
+                        cur.differences.append(f"{c.symbol} was in {_NAMES[seat]}'s hand; the "
+                                               f"record has it in {_NAMES[owner]}'s")
+            if cur.differences:
+                return self._note(Notice("verify_failed", f"{where}: {len(cur.differences)} "
+                                         "cards differ from the record: "
+                                         + "; ".join(cur.differences[:4]),
+                                         "call the director", stop=True))
+            return self._note(Notice("verified", f"{where}: all 52 cards are where the record "
+                                     "has them", "take it out"))
+        contract = self.contracts.get(cur.number)
+        if contract is None:
+            cur.problem = "no contract"
+            return self._note(Notice("play_failed", f"{where}: no contract, so the tricks cannot "
+                                     "be rebuilt", "enter the contract and declarer", stop=True))
+        try:
+            cur.play = rebuild_play(contract, cur.hands, recorded or cur.deal)
+        except PlayError as exc:
+            cur.problem = str(exc)
+            return self._note(Notice("play_failed", f"{where}: {exc}", "check the order of the "
+                                     "played cards", stop=True))
+        revokes = cur.play.revokes(recorded or cur.deal)
+        extra = f"; {len(revokes)} revoke(s): {revokes[0]}" if revokes else ""
+        return self._note(Notice("play_scanned", f"{where}: {len(cur.play.completed_tricks)} "
+                                 f"tricks rebuilt, declarer took {cur.play.declarer_tricks}{extra}",
+                                 "take it out"))
+
+    def board_removed(self) -> list[Notice]:
+        self.current = None
+        if self.state != "stopped":
+            self.state = "waiting_board"
+        return []
