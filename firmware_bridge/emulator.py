@@ -272,7 +272,7 @@ class Emulator:
         self._wake()
 
     @contextlib.contextmanager
-    def hold(self, settle: float = 0.1) -> Iterator[None]:
+    def hold(self, settle: float = 0.5) -> Iterator[None]:
         """Freeze the machine (nothing sent) and let the line drain for ``settle`` s.
 
         Lets a test compare the emulator's counters with the driver's without a

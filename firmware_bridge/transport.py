@@ -23,6 +23,8 @@ class Endpoint(Protocol):
 
     @property
     def connected(self) -> bool: ...
+    discarded_frames: int  # frames thrown away unsent (cable pulled, backlog full)
+
     def fds(self) -> list[int]: ...
     def readable(self, fd: int) -> bytes: ...
     def write(self, data: bytes) -> None: ...
@@ -47,6 +49,7 @@ class PtyEndpoint:
         self.url = os.ttyname(self.slave)
         self._out = bytearray()
         self.overflowed = 0
+        self.discarded_frames = 0
 
     @property
     def connected(self) -> bool:
@@ -66,8 +69,10 @@ class PtyEndpoint:
     def write(self, data: bytes) -> None:
         self._out += data
         if len(self._out) > MAX_BACKLOG:
-            self.overflowed += len(self._out) - MAX_BACKLOG
-            del self._out[: len(self._out) - MAX_BACKLOG]
+            cut = len(self._out) - MAX_BACKLOG
+            self.overflowed += cut
+            self.discarded_frames += self._out.count(0, 0, cut)
+            del self._out[:cut]
         self.flush()
 
     def flush(self) -> None:
@@ -85,8 +90,9 @@ class PtyEndpoint:
         return [self.master] if self._out else []
 
     def disconnect(self) -> None:
-        # A pty cannot be unplugged; the emulator discards bytes instead.
-        self._out.clear()
+        # A pty cannot be unplugged; the emulator stops sending instead. Bytes
+        # already queued were on the wire before the "unplug" and still arrive.
+        pass
 
     def close(self) -> None:
         for fd in (self.master, self.slave):
@@ -108,6 +114,7 @@ class TcpEndpoint:
         self.refuse = False  # while "unplugged": accept and hang up at once
         self._out = bytearray()
         self.connections = 0
+        self.discarded_frames = 0
 
     @property
     def connected(self) -> bool:
@@ -151,7 +158,9 @@ class TcpEndpoint:
             return  # nobody on the line: the bytes are lost, as on a bare UART
         self._out += data
         if len(self._out) > MAX_BACKLOG:
-            del self._out[: len(self._out) - MAX_BACKLOG]
+            cut = len(self._out) - MAX_BACKLOG
+            self.discarded_frames += self._out.count(0, 0, cut)
+            del self._out[:cut]
         self.flush()
 
     def flush(self) -> None:
@@ -169,6 +178,7 @@ class TcpEndpoint:
         return [self.client.fileno()] if self._out and self.client is not None else []
 
     def disconnect(self) -> None:
+        self.discarded_frames += self._out.count(0)  # frames cut off with the cable
         self._out.clear()
         if self.client is not None:
             try:

@@ -153,11 +153,14 @@ def test_short_soak_noise_drops_and_unplugs(link):
             with emu.hold():  # nothing half-way down the cable while we compare counts
                 stats = m.stats
                 bad_seen, damaged_sent = stats.bad_total, emu.noise_out.corrupted
+                cut_off = emu.endpoint.discarded_frames  # TCP: frames lost with the cable
     assert all(r.ok for r in results), [r for r in results if not r.ok]
     assert sum(r.drops for r in results) >= 52 * boards
     # Every damaged frame sent to the host was caught by the CRC and reported.
-    assert bad_seen == damaged_sent > 0
-    assert emu.noise_in.corrupted > 0 and emu.stats.bad_frames_in == emu.noise_in.corrupted
+    assert damaged_sent > 0
+    assert damaged_sent - cut_off <= bad_seen <= damaged_sent
+    # The machine reports every damaged frame (plus any frame an unplug cut in two).
+    assert 0 < emu.noise_in.corrupted <= emu.stats.bad_frames_in
     assert stats.link_lost >= 2
 
 
