@@ -231,6 +231,9 @@ def _parse(r: Reader) -> DealSet:
     # "" records that the file had no directives, so a write adds none.
     ds.meta["%"] = "\n".join(directives)
     _fill_meta(ds)
+    # PBN cannot hide hands, so boardwright writes a sealed set without them and
+    # tags each board [Sealed "Yes"]; reading such a file gives a sealed set again.
+    ds.sealed = bool(boards) and all(b.tags.get("Sealed") == "Yes" for b in boards)
     return ds
 
 
@@ -554,6 +557,12 @@ def _ordered(board: Board, meta: dict[str, str], fill: bool
         yield name, value, board.sections.get(key)
     while pending:
         yield from _pending(board, meta, pending.pop(0))
+    if fill:
+        # Event-level facts that PBN has a tag for (Generator, EventDate ...) travel
+        # with every game, as Big Deal writes them.
+        for name in EVENT_TAGS:
+            if name not in _CANON and name in meta and name not in board.tags:
+                yield name, meta[name], None
 
 
 def _pending(board: Board, meta: dict[str, str], name: str
