@@ -36,12 +36,11 @@ class TableContext:
 
 
 def _table(token: str) -> TableContext:
-    t = rs.table_for_token(store(), token)
-    if t is None:
+    found = rs.table_context(store(), token)
+    if not found:
         abort(404)
-    ce = rs.get_event(store(), t.club_event_id)
-    name, date = rs.event_name(store(), ce.id)
-    return TableContext(t, ce, rs.movement(store(), ce.id, t.section), f"{name} {date}".strip())
+    t, ce, ev = found
+    return TableContext(t, ce, rs.movement_of(ce, t.section), f"{ev.name} {ev.date}".strip())
 
 
 def _round(ctx: TableContext) -> int:
@@ -105,7 +104,7 @@ def enter(token: str) -> Response | str | tuple[str, int]:
         out = rs.submit(store(), ctx.ce.id, ctx.token.section, ctx.token.table_no, rnd, e,
                         submission_id=f.get("submission_id", "")[:65],
                         who=f"table {ctx.token.section}{ctx.token.table_no}",
-                        confirm=f.get("confirm") == "on")
+                        confirm=f.get("confirm") == "on", ce=ctx.ce)
     except rs.EntryError as exc:
         return _render(ctx, rnd, form=f, error=str(exc), field=exc.field, status=400)
     if out.status == "needs-confirmation":
@@ -116,6 +115,39 @@ def enter(token: str) -> Response | str | tuple[str, int]:
         flash(f"Board {board} was already recorded from this form; nothing was added.", "ok")
     else:
         flash(f"Board {out.message}.", "ok")
+    return redirect(url_for("tables.entry", token=token, round=rnd))
+
+
+@bp.route("/<token>/fix/<int:board>", methods=["POST"])
+def fix(token: str, board: int) -> Response | str | tuple[str, int]:
+    """The table changes its own entry (until the results are published), with an audit row."""
+    ctx = _table(token)
+    rnd = _round(ctx)
+    row = _mine(ctx).get(board)
+    if row is None:
+        abort(404)
+    if ctx.ce.published_at is not None:
+        return _render(ctx, rnd, error="the results are published: ask the director",
+                       status=403)
+    f = request.form
+    try:
+        version = int(f.get("version", ""))
+        tricks = None if f.get("tricks", "") == "" else int(f.get("tricks", ""))
+    except ValueError:
+        return _render(ctx, rnd, error="the form is incomplete; reload the page", status=400)
+    try:
+        out = rs.correct(store(), row.id, who=f"table {ctx.token.section}{ctx.token.table_no}",
+                         reason=f.get("reason", "corrected at the table")[:300],
+                         submission_id=f.get("submission_id", "")[:64] or None,
+                         expected_version=version, contract=f.get("contract", "")[:8],
+                         declarer=f.get("declarer", "")[:1], tricks=tricks,
+                         lead=f.get("lead", "")[:3])
+    except rs.EntryError as exc:
+        return _render(ctx, rnd, error=str(exc), field=exc.field, status=400)
+    if out.status == "conflict":
+        return _render(ctx, rnd, conflict=out.message, status=409)
+    flash(f"Board {board}: {out.message}" if out.status == "corrected"
+          else f"Board {board}: already changed from this form; nothing more was done.", "ok")
     return redirect(url_for("tables.entry", token=token, round=rnd))
 
 

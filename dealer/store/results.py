@@ -31,6 +31,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -44,7 +45,7 @@ from dealer.events.movements import Movement, howell, mitchell, with_section
 from dealer.events.validation import check_results
 from dealer.scoring.duplicate import score_ns
 from dealer.seats import Seat, Vulnerability, board_vulnerability
-from dealer.store.models import DealSetRow, Event
+from dealer.store.models import BoardRow, DealSetRow, Event
 from dealer.store.panel_models import (
     ClubEvent,
     ResultChange,
@@ -122,6 +123,15 @@ def create_club_event(store: Store, name: str, *, date: str = "", kind: str = "p
 
 
 def _movement(ce: ClubEvent, section: str = "A") -> Movement:
+    return _built(ce.movement, ce.tables, ce.rounds, ce.boards_per_round, section)
+
+
+@lru_cache(maxsize=256)
+def _built(kind: str, tables: int, rounds: int | None, per_round: int, section: str
+           ) -> Movement:
+    # Movements never change once built (callers only read them), and building a big
+    # Howell takes a search: every entry would pay for it again without this cache.
+    ce = ClubEvent(movement=kind, tables=tables, rounds=rounds, boards_per_round=per_round)
     try:
         if ce.movement == "howell":
             m = howell(ce.tables, boards_per_round=ce.boards_per_round, section=section)
@@ -133,6 +143,16 @@ def _movement(ce: ClubEvent, section: str = "A") -> Movement:
     except EventError as exc:
         raise EntryError(str(exc), "movement") from None
     return m if m.section == section else with_section(m, section)
+
+
+@lru_cache(maxsize=256)
+def _max_board(kind: str, tables: int, rounds: int | None, per_round: int, section: str) -> int:
+    return max(_built(kind, tables, rounds, per_round, section).boards, 1)
+
+
+def movement_of(ce: ClubEvent, section: str = "A") -> Movement:
+    """The movement of one section of ``ce`` (built once, then cached)."""
+    return _movement(ce, section)
 
 
 def movement(store: Store, club_event_id: int, section: str = "A") -> Movement:
@@ -189,6 +209,18 @@ def table_for_token(store: Store, token: str) -> TableToken | None:
         return None
     with _reading(store) as s:
         return s.scalars(select(TableToken).where(TableToken.token == token)).first()
+
+
+def table_context(store: Store, token: str) -> tuple[TableToken, ClubEvent, Event] | None:
+    """The table, its club event and event in one query (every table request needs them)."""
+    if not token or len(token) > 64:
+        return None
+    with _reading(store) as s:
+        row = s.execute(select(TableToken, ClubEvent, Event)
+                        .join(ClubEvent, TableToken.club_event_id == ClubEvent.id)
+                        .join(Event, ClubEvent.event_id == Event.id)
+                        .where(TableToken.token == token)).first()
+        return None if row is None else (row[0], row[1], row[2])
 
 
 def dealset_of(store: Store, ce: ClubEvent) -> DealSet | None:
@@ -253,11 +285,14 @@ class Outcome:
     warnings: list[str] = field(default_factory=list)
 
 
-def _vulnerability(ds: DealSet | None, board: int) -> Vulnerability:
-    if ds is not None:
-        for b in ds.boards:
-            if b.number == board and b.vulnerability is not None:
-                return b.vulnerability
+def _board_vulnerability(store: Store, ce: ClubEvent, board: int) -> Vulnerability:
+    """The board's vulnerability from the event's deal set, else from its number (Law 2)."""
+    if ce.deal_set_id is not None:
+        with _reading(store) as s:
+            v = s.scalars(select(BoardRow.vulnerability).where(
+                BoardRow.deal_set_id == ce.deal_set_id, BoardRow.number == board)).first()
+        if v is not None:
+            return Vulnerability(v)
     return board_vulnerability(board)
 
 
@@ -280,17 +315,15 @@ def warnings_for(store: Store, ce: ClubEvent, section: str, table: int, round_no
 
 def submit(store: Store, club_event_id: int, section: str, table: int, round_no: int,
            entry: Entry, *, submission_id: str, who: str, confirm: bool = False,
-           ns: int | None = None, ew: int | None = None) -> Outcome:
+           ns: int | None = None, ew: int | None = None,
+           ce: ClubEvent | None = None) -> Outcome:
     """Record one result. Idempotent on ``submission_id``; a second entry is a conflict."""
     if not submission_id or len(submission_id) > 64:
         raise EntryError("the form lost its submission id; reload the page", "submission_id")
-    with _reading(store) as s:
-        done = s.get(Submission, submission_id)
-        if done is not None:  # a retry of a form we already have: answer as before
-            row = s.get(ResultRow, done.result_id)
-            return Outcome("duplicate", done.result_id, row.score if row else None,
-                           "already recorded; nothing was added")
-    ce = get_event(store, club_event_id)
+    # A retry of a form we already have is not looked up first: its insert meets the
+    # unique constraints and _after_race answers "duplicate". One query less per entry.
+    if ce is None or ce.id != club_event_id:
+        ce = get_event(store, club_event_id)
     contract, decl, lead, tricks = entry.checked()
     m = _movement(ce, section)
     try:
@@ -299,12 +332,13 @@ def submit(store: Store, club_event_id: int, section: str, table: int, round_no:
         raise EntryError(str(exc), "round") from None
     ns = sitting.ns if ns is None else ns
     ew = sitting.ew if ew is None else ew
-    if not 1 <= entry.board <= max(m.boards, 1) * 4:
+    if not 1 <= entry.board <= _max_board(ce.movement, ce.tables, ce.rounds,
+                                          ce.boards_per_round, section) * 4:
         raise EntryError(f"there is no board {entry.board} in this event", "board")
     warnings = warnings_for(store, ce, section, table, round_no, entry.board, ns, ew)
     if warnings and not confirm:
         return Outcome("needs-confirmation", message="; ".join(warnings), warnings=warnings)
-    vul = _vulnerability(dealset_of(store, ce) if ce.deal_set_id else None, entry.board)
+    vul = _board_vulnerability(store, ce, entry.board)
     score = 0 if contract.is_passed_out else score_ns(contract, tricks, vul)
     row = ResultRow(club_event_id=club_event_id, section=section, table_no=table,
                     round_no=round_no, board=entry.board, ns=ns, ew=ew,
@@ -472,7 +506,7 @@ def _rescore(store: Store, ce: ClubEvent, row: ResultRow, new: dict) -> None:
     e = Entry(row.board, str(new["contract"] or ""), str(new["declarer"] or ""),
               None if new["tricks"] is None else int(new["tricks"]), str(new["lead"] or ""))
     contract, decl, lead, tricks = e.checked()
-    vul = _vulnerability(dealset_of(store, ce) if ce.deal_set_id else None, row.board)
+    vul = _board_vulnerability(store, ce, row.board)
     new.update(contract="PASS" if contract.is_passed_out else _ascii(contract), declarer=decl,
                lead=lead, tricks=None if contract.is_passed_out else tricks,
                score=0 if contract.is_passed_out else score_ns(contract, tricks, vul))

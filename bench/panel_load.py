@@ -1,0 +1,300 @@
+"""Load on the panel: 100 simulated tables submit and correct results under gunicorn.
+
+Runs the panel under gunicorn first with SQLite (WAL), then with PostgreSQL
+(a throwaway cluster from Debian's ``postgresql`` package, as the store
+tests use). Each simulated table is one thread with one keep-alive
+connection: it opens its entry page once (session cookie and CSRF token),
+then enters its boards round by round as fast as it can, corrects earlier
+entries once its boards are done, and now and then sends a form again
+exactly as a flaky phone would (same submission id). At the end the
+database is compared with what the tables were told: a result they were
+told is recorded but is missing or different is *lost*; a row more than the
+tables entered is *duplicated*.
+
+    .venv/bin/python bench/panel_load.py              # 60 s per backend
+    .venv/bin/python bench/panel_load.py --seconds 10 --backends sqlite
+
+Prints figures, then one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import http.client
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SECTIONS = ("A", "B", "C", "D")
+TABLES = 25  # 4 sections x 25 tables = 100 tables; a 25-table Mitchell has 25 rounds
+RETRY_RATE = 0.05
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ------------------------------------------------------------------ PostgreSQL cluster
+class PgCluster:
+    """initdb + pg_ctl in a temp folder, on a unix socket (as tests/test_store.py does)."""
+
+    def __init__(self) -> None:
+        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+                       key=lambda p: int(Path(p).parts[-3]))
+        if not found:
+            raise RuntimeError("PostgreSQL is not installed (apt-get install postgresql)")
+        self.bin = Path(found[-1]).parent
+        self.base = Path(tempfile.mkdtemp(prefix="bw-bench-pg-"))
+        self.port = free_port()
+
+    def _as_pg(self, args: list[str]) -> list[str]:
+        return ["runuser", "-u", "postgres", "--", *args] if os.geteuid() == 0 else args
+
+    def start(self) -> str:
+        if os.geteuid() == 0:
+            shutil.chown(self.base, "postgres", "postgres")
+        data = self.base / "data"
+        subprocess.run(self._as_pg([str(self.bin / "initdb"), "-D", str(data), "-A", "trust",
+                                    "-U", "bw", "-E", "UTF8", "--locale=C", "--no-sync"]),
+                       check=True, capture_output=True)
+        opts = (f"-k {self.base} -p {self.port} -c listen_addresses='' -c max_connections=300 "
+                "-c synchronous_commit=on")
+        subprocess.run(self._as_pg([str(self.bin / "pg_ctl"), "-D", str(data), "-l",
+                                    str(self.base / "log"), "-o", opts, "-w", "start"]),
+                       check=True, capture_output=True)
+        from sqlalchemy import create_engine
+        admin = create_engine(f"postgresql+psycopg://bw@/postgres?host={self.base}"
+                              f"&port={self.port}", isolation_level="AUTOCOMMIT")
+        with admin.connect() as c:
+            c.exec_driver_sql("CREATE DATABASE bench")
+        admin.dispose()
+        return f"postgresql+psycopg://bw@/bench?host={self.base}&port={self.port}"
+
+    def stop(self) -> None:
+        subprocess.run(self._as_pg([str(self.bin / "pg_ctl"), "-D", str(self.base / "data"),
+                                    "-m", "fast", "stop"]), capture_output=True)
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+# ------------------------------------------------------------------ one simulated table
+@dataclass
+class Table:
+    section: str
+    table: int
+    token: str
+    sittings: list[tuple[int, int]]  # (round, board) in playing order
+    latencies: list[float] = field(default_factory=list)
+    ledger: dict[int, int] = field(default_factory=dict)     # board -> tricks told recorded
+    versions: dict[int, int] = field(default_factory=dict)
+    rounds: dict[int, int] = field(default_factory=dict)
+    retries: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def _request(conn: http.client.HTTPConnection, t: Table, method: str, path: str,
+             body: str | None = None, cookie: str = "") -> tuple[int, str, str]:
+    headers = {"Cookie": cookie} if cookie else {}
+    if body is not None:
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
+    start = time.perf_counter()
+    conn.request(method, path, body=body, headers=headers)
+    resp = conn.getresponse()
+    data = resp.read().decode("utf-8", "replace")
+    t.latencies.append(time.perf_counter() - start)
+    set_cookie = resp.getheader("Set-Cookie") or ""
+    return resp.status, data, set_cookie.split(";", 1)[0]
+
+
+def _form(**fields: object) -> str:
+    from urllib.parse import urlencode
+    return urlencode({k: str(v) for k, v in fields.items()})
+
+
+def run_table(port: int, t: Table, deadline: float, seed: int) -> None:
+    rnd = random.Random(seed)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        status, page, cookie = _request(conn, t, "GET", f"/t/{t.token}")
+        m = re.search(r'name="csrf_token" value="([^"]+)"', page)
+        if status != 200 or m is None:
+            t.errors.append(f"entry page: {status}")
+            return
+        token = m.group(1)
+        todo = list(t.sittings)
+        while time.perf_counter() < deadline:
+            if todo:
+                round_no, board = todo[0]
+                tricks = rnd.randint(6, 12)
+                body = _form(csrf_token=token, submission_id=uuid.uuid4().hex, board=board,
+                             level=4, strain="S", dbl="", declarer="N", tricks=tricks, lead="")
+                path = f"/t/{t.token}/enter?round={round_no}"
+                status, _, _ = _request(conn, t, "POST", path, body, cookie)
+                if status != 302:
+                    t.errors.append(f"enter board {board}: HTTP {status}")
+                    continue
+                t.ledger[board], t.versions[board], t.rounds[board] = tricks, 1, round_no
+                todo.pop(0)
+                if rnd.random() < RETRY_RATE:  # the same form again: must change nothing
+                    t.retries += 1
+                    status, _, _ = _request(conn, t, "POST", path, body, cookie)
+                    if status != 302:
+                        t.errors.append(f"retry board {board}: HTTP {status}")
+            else:
+                board = rnd.choice(list(t.ledger))
+                tricks = rnd.randint(6, 12)
+                body = _form(csrf_token=token, submission_id=uuid.uuid4().hex,
+                             version=t.versions[board], contract="4S", declarer="N",
+                             tricks=tricks)
+                path = f"/t/{t.token}/fix/{board}?round={t.rounds[board]}"
+                status, _, _ = _request(conn, t, "POST", path, body, cookie)
+                if status != 302:
+                    t.errors.append(f"correct board {board}: HTTP {status}")
+                    continue
+                t.ledger[board] = tricks
+                t.versions[board] += 1
+                if rnd.random() < RETRY_RATE:
+                    t.retries += 1
+                    status, _, _ = _request(conn, t, "POST", path, body, cookie)
+                    if status != 302:
+                        t.errors.append(f"retry correction {board}: HTTP {status}")
+    except (OSError, http.client.HTTPException) as exc:
+        t.errors.append(f"connection: {exc}")
+    finally:
+        conn.close()
+
+
+def _wait_ready(port: int, workers: int) -> None:
+    """Until every worker has booted (the master binds the port before they are ready)."""
+    ok = 0
+    for _ in range(600):
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            c.request("GET", "/pads/")
+            if c.getresponse().status == 200:
+                ok += 1
+                if ok >= 4 * workers:
+                    return
+            c.close()
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("the panel did not start under gunicorn")
+
+
+# ------------------------------------------------------------------ one backend
+def run_backend(name: str, url: str, seconds: float, workers: int, threads: int) -> dict:
+    from dealer.store import Store
+    from dealer.store import results as rs
+    from dealer.store.panel_models import ResultChange, ResultRow
+
+    instance = Path(tempfile.mkdtemp(prefix="bw-bench-inst-"))
+    (instance / "secret_key").write_text(uuid.uuid4().hex)
+    store = Store.open(url)
+    ce = rs.create_club_event(store, "Load test", tables=TABLES, sections=SECTIONS)
+    tables = []
+    for tok in rs.tokens(store, ce):
+        m = rs.movement(store, ce, tok.section)
+        sittings = [(s.round, b) for s in sorted(m.sittings, key=lambda s: s.round)
+                    if s.table == tok.table_no for b in s.boards]
+        tables.append(Table(tok.section, tok.table_no, tok.token, sittings))
+    port = free_port()
+    env = dict(os.environ, BOARDWRIGHT_DATABASE_URL=url, BOARDWRIGHT_INSTANCE=str(instance))
+    gunicorn = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",
+                "--workers", str(workers), "--worker-class", "gthread", "--threads",
+                str(threads), "--keep-alive", "30", "--log-level", "warning",
+                "webpanel:create_app()"]
+    proc = subprocess.Popen(gunicorn, env=env, cwd=ROOT, start_new_session=True)
+    try:
+        _wait_ready(port, workers)
+        start = time.perf_counter()
+        deadline = start + seconds
+        threads_ = [threading.Thread(target=run_table, args=(port, t, deadline, i))
+                    for i, t in enumerate(tables)]
+        for th in threads_:
+            th.start()
+        for th in threads_:
+            th.join()
+        elapsed = time.perf_counter() - start
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+    rows = rs.results(store, ce)
+    with store.session() as s:
+        changes = s.query(ResultChange).join(ResultRow).filter(
+            ResultRow.club_event_id == ce).count()
+    store.close()
+    shutil.rmtree(instance, ignore_errors=True)
+    got = {(r.section, r.table_no, r.board): r.tricks for r in rows}
+    told = {(t.section, t.table, b): v for t in tables for b, v in t.ledger.items()}
+    lost = sum(1 for k, v in told.items() if got.get(k) != v)
+    duplicated = len(rows) - len(told)
+    lat = sorted(x for t in tables for x in t.latencies)
+    errors = [e for t in tables for e in t.errors]
+    out = {
+        "backend": name, "seconds": round(elapsed, 1), "tables": len(tables),
+        "requests": len(lat), "throughput_rps": round(len(lat) / elapsed, 1),
+        "p50_ms": round(1000 * statistics.median(lat), 1) if lat else None,
+        "p99_ms": round(1000 * lat[int(0.99 * (len(lat) - 1))], 1) if lat else None,
+        "results": len(rows), "corrections_audited": changes,
+        "retries": sum(t.retries for t in tables), "lost": lost,
+        "duplicated": max(duplicated, 0), "errors": len(errors),
+    }
+    print(f"{name}: {out['requests']} requests in {out['seconds']} s = {out['throughput_rps']} "
+          f"req/s; p50 {out['p50_ms']} ms, p99 {out['p99_ms']} ms; {out['results']} results, "
+          f"{changes} audited changes, {out['retries']} resent forms; lost {lost}, "
+          f"duplicated {out['duplicated']}, errors {len(errors)}"
+          + (f" (first: {errors[0]})" if errors else ""))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument("--backends", default="sqlite,postgresql")
+    ap.add_argument("--workers", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=8)
+    a = ap.parse_args()
+    runs = []
+    for name in a.backends.split(","):
+        if name == "sqlite":
+            folder = Path(tempfile.mkdtemp(prefix="bw-bench-sqlite-"))
+            runs.append(run_backend("sqlite", f"sqlite:///{folder / 'bw.sqlite'}", a.seconds,
+                                    a.workers, a.threads))
+            if not os.environ.get("BW_BENCH_KEEP"):
+                shutil.rmtree(folder, ignore_errors=True)
+            else:
+                print("kept", folder)
+        elif name == "postgresql":
+            pg = PgCluster()
+            try:
+                runs.append(run_backend("postgresql", pg.start(), a.seconds, a.workers,
+                                        a.threads))
+            finally:
+                pg.stop()
+    ok = all(r["lost"] == 0 and r["duplicated"] == 0 and r["p99_ms"] is not None
+             and r["p99_ms"] <= 150 for r in runs)
+    print(json.dumps({"bench": "panel_load", "goal": "p99<=150ms, 0 lost, 0 duplicated",
+                      "met": ok, "runs": runs}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
