@@ -56,6 +56,8 @@ from firmware_bridge.physical import PhysicalCard, standard_deck
 
 #: After these notices the operator has done something physical and says "continue".
 CONTINUE = {"missing", "refeed", "double_feed", "hopper_empty", "resume", "power_cut", "start"}
+#: Steps of a job that go well: shown in the status line only.
+ROUTINE = {"start", "insert", "board_done", "resume"}
 
 
 class RigError(BoardwrightError):
@@ -98,6 +100,7 @@ class EmulatorCamera:
         self.smudged: set[PhysicalCard] = set()
         self.emu: Emulator | None = None
         self._cache: dict[tuple[Any, ...], Any] = {}
+        self.sample: list[Any] = []
         self.reader = self._make_reader()
 
     def _make_reader(self) -> Any:
@@ -138,6 +141,23 @@ class EmulatorCamera:
         self.smudged.discard(pc)
         self.cards[key] = pc
         self.frames[key] = self.render(pc, gate_id % self.variants, smudged)
+        if len(self.sample) < 12:
+            self.sample.append(self.frames[key])
+
+    def save_sample(self, path: str | Path) -> Path | None:
+        """A contact sheet of the first frames the camera saw (3 x 4), as PNG."""
+        import cv2
+        import numpy as np
+
+        if not self.sample:
+            return None
+        frames = [cv2.resize(f, (320, 240)) for f in self.sample]
+        frames += [np.zeros_like(frames[0])] * (12 - len(frames))
+        sheet = np.vstack([np.hstack(frames[r * 4:(r + 1) * 4]) for r in range(3)])
+        out = Path(path)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(out), sheet)
+        return out
 
     def look(self, key: tuple[int, int]) -> Sighting:
         frame = self.frames.pop(key, None)
@@ -153,6 +173,7 @@ class TruthCamera(EmulatorCamera):
     """
 
     def __init__(self) -> None:
+        self.sample = []
         self.frames = {}
         self.cards = {}
         self.smudged = set()
@@ -524,7 +545,8 @@ class Display:
         self._shown = 0.0
 
     def notice(self, n: Notice) -> None:
-        if self.quiet or n.code == "start":
+        # Routine steps only show in the status line; problems get a line of their own.
+        if self.quiet or n.code in ROUTINE:
             return
         mark = "!" if n.stop else "·"
         self._clear()
@@ -543,9 +565,10 @@ class Display:
         if cur is not None:
             board += f" (#{cur.slot.number})"
         cards = f"{len(cur.placed) if cur else 0}/52 cards"
-        rate = f"{rig.report.boards_per_minute:.1f} boards/min" if s.boards_done else "-- boards/min"
+        minutes = (now - rig._t0) / 60
+        rate = f"{s.boards_done / minutes:.1f} boards/min" if s.boards_done and minutes else "-- boards/min"
         ins = s.instruction
-        err = f" | {ins}" if ins is not None and ins.stop else ""
+        err = f" | {ins}" if ins is not None and (ins.stop or ins.code not in ROUTINE) else ""
         line = f"{board} · {cards} · {rate}{err}"
         if self.tty:
             print("\r" + line[:150].ljust(len(self._last)), end="", file=self.out, flush=True)
@@ -798,7 +821,7 @@ def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
                  scenario: Scenario | None = None, time_scale: float = 0.01, seed: int = 0,
                  faults: FaultPlan | None = None, options: dict[str, Any] | None = None,
                  quiet: bool = False, stop_card: bool = False,
-                 display: Display | None = None) -> RigReport:
+                 display: Display | None = None, sample: str | Path | None = None) -> RigReport:
     """Deal a set on an in-process emulator with a simulated operator; check every board."""
     if isinstance(ds, DealSet):
         with Store.open(db_url) as store:
@@ -820,6 +843,8 @@ def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
                            "power_cuts": m.stats.power_cuts,
                            "frames_damaged_by_emulator": emu.noise_out.corrupted}
         report.injected = op.injected
+        if sample is not None and hasattr(cam, "save_sample"):
+            cam.save_sample(sample)
     report.run_id = run_id
     report.checked = len(op.checks)
     report.misdealt = sum(not c.ok for c in op.checks)
@@ -849,6 +874,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--new", action="store_true", help="start afresh, ignoring an unfinished job")
     p.add_argument("--faults", default="", help="emulator only: e.g. jam@2,duplicate@3")
     p.add_argument("--time-scale", type=float, default=1.0, help="emulator only: 0.1 = 10x faster")
+    p.add_argument("--sample", help="emulator camera only: save the first frames it saw as PNG")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_deal)
 
@@ -873,8 +899,10 @@ def cmd_deal(args: argparse.Namespace) -> int:
         scenario = Scenario.parse(args.faults)
         report = run_emulated(args.set, db, camera=args.camera, scenario=scenario,
                               time_scale=args.time_scale, options=_options(args),
-                              stop_card=args.stop_card, display=display)
+                              stop_card=args.stop_card, display=display, sample=args.sample)
         print(summary(report))
+        if args.sample and Path(args.sample).exists():
+            print(f"the camera's first frames: {args.sample}")
         return 0 if report.stopped is None and report.misdealt == 0 else 1
     session, runs, run_id, resumed = open_job(db, args.set, options=_options(args), new=args.new,
                                               stop_card=args.stop_card)

@@ -29,6 +29,8 @@ TOUR_FORMATS = ("pbn", "lin", "dup", "dlm", "bri", "dge")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="a guided tour on embedded defaults")
     p.add_argument("--out", help="folder for the demo's files (default: INSTANCE/demo)")
+    p.add_argument("--no-deal", action="store_true",
+                   help="skip dealing the set on the emulated machine")
     p.set_defaults(func=run)
 
 
@@ -110,4 +112,25 @@ def run(args: argparse.Namespace) -> int:
     result = tour(out, database_url=settings.database_url)
     for problem in result.problems:
         print(f"boardwright: demo: {problem}")
+    if result.ok and result.set_id is not None and not getattr(args, "no_deal", False):
+        if deal_on_emulator(result.set_id, settings.database_url, out) != 0:
+            return 1
     return 0 if result.ok else 1
+
+
+def deal_on_emulator(set_id: int, database_url: str, out: Path,
+                     say: Callable[..., None] = print) -> int:
+    """Step 5: deal the set on the emulated machine (``boardwright deal``, from the rig).
+
+    The camera renders every card at the gate and reads it with the barcode
+    recogniser; a jam, a duplicate card and an unreadable card are injected so
+    the instructions show. The rig is an adapter module, so it is reached
+    through the command line's entry points, never imported by the core.
+    """
+    from dealer.cli import main
+
+    say("\n5. Dealing the set on the emulated dealing machine (a jam on board 3, a deck with a "
+        "duplicate card on board 5, an unreadable card on board 8):")
+    return main(["deal", str(set_id), "--machine", "emulator", "--camera", "emulator:variants=1",
+                 "--time-scale", "0.02", "--faults", "jam@3,duplicate@5,unreadable@8",
+                 "--db", database_url, "--new", "--sample", str(out / "gate-cards.png")])
