@@ -133,4 +133,4 @@ def deal_on_emulator(set_id: int, database_url: str, out: Path,
         "duplicate card on board 5, an unreadable card on board 8):")
     return main(["deal", str(set_id), "--machine", "emulator", "--camera", "emulator:variants=1",
                  "--time-scale", "0.02", "--faults", "jam@3,duplicate@5,unreadable@8",
-                 "--db", database_url, "--new", "--sample", str(out / "gate-cards.png")])
+                 "--db", database_url, "--new", "--sample", str(out.parent / "demo-camera.png")])
