@@ -15,10 +15,13 @@ already in the log is a retry and changes nothing.
 from __future__ import annotations
 
 import secrets
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm.exc import StaleDataError
 
 from dealer.pads import PadError, PadView, apply, check_setup, replay
 from dealer.store.panel_models import Pad
@@ -52,23 +55,40 @@ def view(store: Store, token: str) -> tuple[Pad, PadView]:
 
 def add(store: Store, token: str, entry: dict[str, Any]) -> PadView:
     """Append ``entry`` if the rules accept it (and its ``sid`` is new)."""
-    with store._write() as s:
-        pad = _get(s, token, lock=True)
+    def change(pad: Pad) -> PadView | None:
         sid = entry.get("sid")
         if sid and any(e.get("sid") == sid for e in pad.entries):
-            return replay(pad.kind, pad.setup, pad.entries)
+            return None  # a resent form: nothing to write
         v = apply(pad.kind, pad.setup, pad.entries, entry)
         pad.entries = [*pad.entries, entry]  # a new list, so SQLAlchemy sees the change
-        pad.updated_at = datetime.now(UTC)
         return v
+    return _update(store, token, change)
 
 
 def undo(store: Store, token: str) -> PadView:
     """Remove the last entry (a mistyped bid or result)."""
-    with store._write() as s:
-        pad = _get(s, token, lock=True)
+    def change(pad: Pad) -> PadView:
         pad.entries = pad.entries[:-1]
         return replay(pad.kind, pad.setup, pad.entries)
+    return _update(store, token, change)
+
+
+def _update(store: Store, token: str, change: Callable[[Pad], PadView | None]) -> PadView:
+    # Two phones on one pad: the version check makes the later write start again from
+    # the new log rather than overwrite the other phone's entry.
+    for _ in range(20):
+        try:
+            with store._sessions() as s, s.begin():
+                pad = _get(s, token, lock=True)
+                v = change(pad)
+                if v is None:
+                    return replay(pad.kind, pad.setup, pad.entries)
+                pad.updated_at = datetime.now(UTC)
+                s.flush()
+                return v
+        except StaleDataError:
+            time.sleep(0.01)
+    raise PadError("the pad is busy; please try again")
 
 
 def all_pads(store: Store) -> list[Pad]:

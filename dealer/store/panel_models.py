@@ -120,10 +120,14 @@ class ResultRow(Base):
     not_played: Mapped[bool] = mapped_column(Boolean, default=False)
     fouled_group: Mapped[int] = mapped_column(Integer, default=0)
     play: Mapped[str | None] = mapped_column(Text, nullable=True)  # PBN play order, if captured
+    # Optimistic locking: every UPDATE says "WHERE version = <read>", so two people
+    # correcting at once cannot both win, on SQLite (whose reads take no lock) as on PostgreSQL.
     version: Mapped[int] = mapped_column(Integer, default=1)
     entered_by: Mapped[str] = mapped_column(String(100), default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+    __mapper_args__ = {"version_id_col": version}
 
 
 class Submission(Base):
@@ -165,8 +169,11 @@ class Pad(Base):
     token: Mapped[str] = mapped_column(String(64), unique=True)
     setup: Mapped[dict] = mapped_column(JSON, default=dict)
     entries: Mapped[list] = mapped_column(JSON, default=list)
+    version: Mapped[int] = mapped_column(Integer, default=1)  # optimistic locking, as results
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+    __mapper_args__ = {"version_id_col": version}
 
 
 class DealingJob(Base):

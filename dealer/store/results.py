@@ -36,6 +36,7 @@ from functools import lru_cache
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.exc import StaleDataError
 
 from dealer.board import DealSet
 from dealer.contract import Contract, ContractError
@@ -450,6 +451,14 @@ def correction_window_open(ce: ClubEvent, at: datetime | None = None) -> bool:
     return at <= _aware(ce.published_at) + timedelta(minutes=ce.correction_minutes)
 
 
+class _Stale(Exception):
+    """Someone else changed the result between our read and our write."""
+
+
+class _Resent(Exception):
+    """The same correction form arrived twice at once."""
+
+
 def correct(store: Store, result_id: int, *, who: str, reason: str = "",
             submission_id: str | None = None, expected_version: int | None = None,
             **values: object) -> Outcome:
@@ -459,6 +468,20 @@ def correct(store: Store, result_id: int, *, who: str, reason: str = "",
     stale version is a ``conflict``. A ``submission_id`` seen before is a
     ``duplicate`` and changes nothing.
     """
+    try:
+        return _correct(store, result_id, who=who, reason=reason, submission_id=submission_id,
+                        expected_version=expected_version, **values)
+    except _Stale:
+        row = result(store, result_id)
+        return Outcome("conflict", result_id, row.score,
+                       f"the result was changed meanwhile (now {_describe(row)})")
+    except _Resent:
+        return Outcome("duplicate", result_id, None, "already recorded; nothing changed")
+
+
+def _correct(store: Store, result_id: int, *, who: str, reason: str,
+             submission_id: str | None, expected_version: int | None,
+             **values: object) -> Outcome:
     for k in values:
         if k not in EDITABLE:
             raise EntryError(f"{k} cannot be corrected", k)
@@ -484,10 +507,15 @@ def correct(store: Store, result_id: int, *, who: str, reason: str = "",
                                    old=_text(old[k]), new=_text(new[k]), reason=reason[:300],
                                    in_window=in_window))
                 setattr(row, k, new[k])
-        row.version += 1
-        row.updated_at = _now()
+        row.updated_at = _now()  # the mapper adds 1 to the version, checking the old one
         if submission_id is not None:
             s.add(Submission(id=submission_id, result_id=row.id, kind="correction"))
+        try:
+            s.flush()
+        except StaleDataError:
+            raise _Stale() from None
+        except IntegrityError:
+            raise _Resent() from None
         return Outcome("corrected", row.id, row.score, _describe(row))
 
 

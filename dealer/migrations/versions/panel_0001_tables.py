@@ -41,6 +41,7 @@ def upgrade() -> None:
     sa.Column('token', sa.String(length=64), nullable=False),
     sa.Column('setup', sa.JSON(), nullable=False),
     sa.Column('entries', sa.JSON(), nullable=False),
+    sa.Column('version', sa.Integer(), nullable=False),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
     sa.Column('updated_at', sa.DateTime(timezone=True), nullable=False),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_pads')),

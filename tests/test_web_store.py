@@ -1,0 +1,65 @@
+"""Results and pads under concurrency, on a real SQLite file and a throwaway PostgreSQL.
+
+Reuses the store tests' PostgreSQL cluster (``pg_server``) and their ``db_url``
+fixture, so these run on both backends."""
+
+from __future__ import annotations
+
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+from test_store import db_url, pg_server  # noqa: F401  (fixtures)
+
+from dealer.store import Store, pads
+from dealer.store import results as rs
+
+
+def _many(n: int, fn) -> list:
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        return list(pool.map(fn, range(n)))
+
+
+def test_concurrent_entries_one_board_one_result(db_url: str) -> None:  # noqa: F811
+    with Store.open(db_url) as st:
+        ce = rs.create_club_event(st, "Race", tables=3)
+        e = rs.Entry(board=1, contract="4S", declarer="N", tricks=10)
+        # Eight phones enter board 1 at once, each its own form ...
+        outs = _many(8, lambda i: rs.submit(st, ce, "A", 1, 1, e, submission_id=f"p{i}",
+                                            who=f"phone {i}"))
+        assert Counter(o.status for o in outs) == {"recorded": 1, "conflict": 7}
+        # ... and one flaky phone sends the same form eight times at once.
+        e2 = rs.Entry(board=2, contract="3NT", declarer="S", tricks=9)
+        outs = _many(8, lambda i: rs.submit(st, ce, "A", 1, 1, e2, submission_id="same",
+                                            who="phone"))
+        assert Counter(o.status for o in outs) == {"recorded": 1, "duplicate": 7}
+        rows = rs.results(st, ce)
+        assert [(r.board, r.score) for r in rows] == [(1, 420), (2, 600)]
+
+
+def test_concurrent_corrections_one_wins_and_the_audit_says_so(db_url: str) -> None:  # noqa: F811
+    with Store.open(db_url) as st:
+        ce = rs.create_club_event(st, "Fix", tables=3)
+        rid = rs.submit(st, ce, "A", 1, 1, rs.Entry(1, "4S", "N", 10), submission_id="a",
+                        who="table A1").result_id
+        outs = _many(6, lambda i: rs.correct(st, rid, who=f"director {i}", reason="race",
+                                             expected_version=1, contract="4S",
+                                             declarer="N", tricks=7 + i))
+        won = [o for o in outs if o.status == "corrected"]
+        assert len(won) == 1 and Counter(o.status for o in outs)["conflict"] == 5
+        row = rs.result(st, rid)
+        assert row.version == 2 and row.score == won[0].score
+        audit = rs.changes(st, ce)
+        assert [c.field for c in audit] == ["tricks", "score"]
+        assert audit[0].old == "10" and audit[0].new == str(row.tricks)
+
+
+def test_two_phones_on_one_pad_lose_nothing(db_url: str) -> None:  # noqa: F811
+    with Store.open(db_url) as st:
+        tok = pads.create(st, "minibridge", "club", {})
+        entries = [{"side": "NS", "kind": "part", "strain": "S", "tricks": 8, "sid": f"s{i}"}
+                   for i in range(12)]
+        _many(6, lambda i: [pads.add(st, tok, entries[j]) for j in (2 * i, 2 * i + 1)])
+        _many(4, lambda i: pads.add(st, tok, entries[0]))  # resent forms
+        pad, view = pads.view(st, tok)
+        assert sorted(e["sid"] for e in pad.entries) == sorted(e["sid"] for e in entries)
+        assert view.totals == {"NS": 12 * 110, "EW": 0}
