@@ -22,7 +22,12 @@ from dealer.errors import BoardwrightError
 _BUILTIN = ("dealer.cli.deals", "dealer.cli.demo", "dealer.cli.generation", "dealer.events.cli")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(noun: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; given the ``noun`` about to run, adapters are loaded only if needed.
+
+    Adapter nouns import Flask, OpenCV or pyserial, which costs most of a second;
+    ``boardwright deals show`` should not pay that when a core noun was asked for.
+    """
     parser = argparse.ArgumentParser(
         prog="boardwright",
         description="boardwright: deal, record and score bridge boards at a real table.",
@@ -35,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     for modname in _BUILTIN:
         importlib.import_module(modname).register(sub)
         seen.add(modname)
+    if noun is not None and noun in sub.choices:
+        return parser  # a core noun: no adapter is needed to run it
     for ep in sorted(entry_points(group="boardwright.commands"), key=lambda e: e.name):
         if ep.value.split(":")[0] in seen:
             continue
@@ -57,8 +64,10 @@ def _unavailable(name: str, why: str):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    first = next((w for w in words if not w.startswith("-")), None)
+    parser = build_parser(first)
+    args = parser.parse_args(words)
     if not getattr(args, "func", None):
         parser.print_help()
         return 1
