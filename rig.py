@@ -39,12 +39,15 @@ from pathlib import Path
 from typing import Any
 
 from dealer import session_notices as say
-from dealer.board import DealSet
+from dealer.board import Board, DealSet
 from dealer.cards import Card
+from dealer.contract import Contract
 from dealer.errors import BoardwrightError
+from dealer.play import Play
 from dealer.session import DealingSession, MachineView, Sighting
 from dealer.session_notices import Notice
 from dealer.session_plan import Plan
+from dealer.session_scan import ScanSession
 from dealer.store import Store, make_engine
 from dealer.store.journal import JournalStore
 from firmware_bridge import events as ev
@@ -57,7 +60,9 @@ from firmware_bridge.physical import PhysicalCard, standard_deck
 #: After these notices the operator has done something physical and says "continue".
 CONTINUE = {"missing", "refeed", "double_feed", "hopper_empty", "resume", "power_cut", "start"}
 #: Steps of a job that go well: shown in the status line only.
-ROUTINE = {"start", "insert", "board_done", "resume"}
+ROUTINE = {"start", "insert", "board_done", "resume", "verified", "recorded", "play_scanned"}
+#: A board is finished (dealt, or scanned): the operator takes it out.
+DONE = {"board_done", "verified", "verify_failed", "recorded", "play_scanned", "play_failed"}
 
 
 class RigError(BoardwrightError):
@@ -341,9 +346,12 @@ class EmulatedOperator:
     strays, and checks each finished board's pockets against the deal.
     """
 
-    def __init__(self, emu: Emulator, camera: Any, scenario: Scenario | None = None) -> None:
+    def __init__(self, emu: Emulator, camera: Any, scenario: Scenario | None = None, *,
+                 hands: Callable[[int], list[list[Card]]] | None = None) -> None:
         self.emu = emu
         self.camera = camera
+        self.hands = hands  # scan modes: the four hands of a board, fed N, E, S, W
+        self.fed: dict[int, list[list[Card]]] = {}
         self.scenario = scenario or Scenario()
         self.rng = random.Random(self.scenario.seed)
         self.checks: list[BoardCheck] = []
@@ -407,7 +415,13 @@ class EmulatedOperator:
             self.injected["wrong_board"] += 1
             self.emu.insert_board(number + 1000, [])  # a board from another set
             return
-        self.emu.insert_board(number, self._deck_for(number))
+        deck = self._deck_for(number)
+        if self.hands is not None:  # scan modes: the hands in order, North's on top
+            by_card = {pc.card: pc for pc in deck if pc.card is not None}
+            hands = self.hands(number)
+            self.fed[number] = hands
+            deck = [by_card.get(c) or PhysicalCard(c, "1") for h in hands for c in h]
+        self.emu.insert_board(number, deck)
 
     def handle(self, notice: Notice, rig: Rig) -> None:
         code = notice.code
@@ -415,10 +429,17 @@ class EmulatedOperator:
             self.insert(rig)
         elif code == "wrong_board":
             self.emu.remove_board()  # the BoardRemoved event then asks for the right one
-        elif code == "board_done":
+        elif code in DONE:
             # Wait for the machine to stop (a card fed before the pause still comes to the
             # gate and is rejected), then take the board out: see tick().
-            self.todo = rig.session.current
+            cur = rig.session.current
+            if cur is not None and hasattr(cur, "slot"):
+                d = cur.slot.deal
+                self.todo = (cur.slot.number, cur.slot.copy,
+                             [[int(c) for c in d.hand(seat).cards] for seat in range(4)])
+            elif cur is not None:
+                fed = self.fed.get(cur.number, cur.hands)
+                self.todo = (cur.number, 1, [[int(c) for c in h] for h in fed])
         elif code in ("board_pulled", "restart"):
             # Put every card of the board and the reject tray back and insert it again.
             keep = [pc for pocket in self.emu.pockets for pc in pocket]
@@ -461,16 +482,14 @@ class EmulatedOperator:
 
     def tick(self, rig: Rig) -> None:
         """Called between events: finish what waits for the machine to stand still."""
-        cur = self.todo
-        if cur is None or self.emu.phase != "idle":
+        if self.todo is None or self.emu.phase != "idle":
             return
+        number, copy, want = self.todo
         self.todo = None
         pockets = self.emu.remove_board()
-        deal = cur.slot.deal
-        ok = all(pc.card is not None and pc.face_up and int(deal.owner(pc.card)) == seat  # type: ignore[arg-type]
-                 for seat, cards in enumerate(pockets) for pc in cards)
-        ok = ok and all(len(c) == 13 for c in pockets)
-        self.checks.append(BoardCheck(cur.slot.number, cur.slot.copy, ok, pockets))
+        ok = all(sorted(int(pc.card) for pc in got if pc.card is not None and pc.face_up)
+                 == sorted(w) and len(got) == 13 for got, w in zip(pockets, want, strict=True))
+        self.checks.append(BoardCheck(number, copy, ok, pockets))
 
     def after_drop(self, rig: Rig) -> None:
         self.drops += 1
@@ -522,6 +541,7 @@ class RigReport:
     run_id: int | None = None
     injected: Counter[str] = field(default_factory=Counter)
     line: dict[str, int] = field(default_factory=dict)
+    scan: dict[int, Any] = field(default_factory=dict)  # scan modes: ScanResult per board
 
     @property
     def boards_per_minute(self) -> float:
@@ -560,11 +580,11 @@ class Display:
             return
         self._shown = now
         s = rig.session
-        cur = s.current
+        which, placed = s.progress()
         board = f"board {min(s.boards_done + 1, s.boards_total)} of {s.boards_total}"
-        if cur is not None:
-            board += f" (#{cur.slot.number})"
-        cards = f"{len(cur.placed) if cur else 0}/52 cards"
+        if which:
+            board += f" ({which})"
+        cards = f"{placed}/52 cards"
         minutes = (now - rig._t0) / 60
         rate = f"{s.boards_done / minutes:.1f} boards/min" if s.boards_done and minutes else "-- boards/min"
         ins = s.instruction
@@ -776,12 +796,35 @@ def load_set(store: Store, spec: str) -> tuple[int, DealSet]:
     return store.save(ds, name=path.stem, source=str(path)), ds
 
 
+def contracts_of(ds: DealSet) -> dict[int, Contract]:
+    """Each board's contract from its PBN ``Contract`` and ``Declarer`` tags, where readable."""
+    out = {}
+    for b in ds:
+        text = b.tags.get("Contract")
+        if text:
+            try:
+                out[b.number] = Contract.parse(text, b.tags.get("Declarer") or None)
+            except BoardwrightError:
+                continue
+    return out
+
+
 def open_job(db_url: str, spec: str, *, options: dict[str, Any], new: bool = False,
-             stop_card: bool = False) -> tuple[DealingSession, JournalStore, int, bool]:
-    """Find or start the dealing run for ``spec``; restore it from its journal if open."""
+             stop_card: bool = False, mode: str = "deal") -> tuple[Any, JournalStore, int, bool]:
+    """Find or start the dealing run for ``spec``; restore it from its journal if open.
+
+    Scan modes (verify, record, play) always start a new run.
+    """
     with Store.open(db_url) as store:
         set_id, ds = load_set(store, spec)
     runs = JournalStore(make_engine(db_url))  # its own engine: a short lock wait
+    if mode != "deal":
+        run_id = runs.create_run(set_id, mode, options)
+        lo, hi = options.get("first"), options.get("last")
+        numbers = [n for n in ds.numbers if (lo is None or n >= lo) and (hi is None or n <= hi)]
+        scan = ScanSession(mode, runs.journal(run_id), ds, contracts=contracts_of(ds),
+                           numbers=numbers)
+        return scan, runs, run_id, False
     run_id = None if new else runs.open_run(set_id)
     resumed = run_id is not None
     if run_id is not None:
@@ -821,19 +864,28 @@ def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
                  scenario: Scenario | None = None, time_scale: float = 0.01, seed: int = 0,
                  faults: FaultPlan | None = None, options: dict[str, Any] | None = None,
                  quiet: bool = False, stop_card: bool = False,
-                 display: Display | None = None, sample: str | Path | None = None) -> RigReport:
-    """Deal a set on an in-process emulator with a simulated operator; check every board."""
+                 display: Display | None = None, sample: str | Path | None = None,
+                 mode: str = "deal",
+                 hands: Callable[[int], list[list[Card]]] | None = None) -> RigReport:
+    """Deal (or scan) a set on an in-process emulator with a simulated operator.
+
+    Every board is checked against the deal when the operator takes it out. In
+    the scan modes the operator feeds ``hands(number)`` (default: the deal's
+    hands; for ``play``, a random legal play of the board's contract).
+    """
     if isinstance(ds, DealSet):
         with Store.open(db_url) as store:
             spec = str(store.save(ds, name="emulated"))
     else:
         spec = ds
     session, runs, run_id, _ = open_job(db_url, spec, options=options or {"copies": 1},
-                                        stop_card=stop_card)
+                                        stop_card=stop_card, mode=mode)
+    if mode != "deal" and hands is None:
+        hands = _default_hands(session, seed)
     with Emulator.start(pty=True, seed=seed, time_scale=time_scale, heartbeat=0.05,
                         faults=faults, boot_time=1.0) as emu:
         cam = make_camera(camera, emu)
-        op = EmulatedOperator(emu, cam, scenario)
+        op = EmulatedOperator(emu, cam, scenario, hands=hands)
         with Machine.open(emu.url, rto=0.02, link_timeout=0.5) as m:
             rig = Rig(m, cam, session, op, display=display or Display(quiet=quiet),
                       idle_timeout=3.0)
@@ -846,11 +898,32 @@ def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
         if sample is not None and hasattr(cam, "save_sample"):
             cam.save_sample(sample)
     report.run_id = run_id
+    report.scan = getattr(session, "results", {})
     report.checked = len(op.checks)
     report.misdealt = sum(not c.ok for c in op.checks)
     if session.state == "finished":
         runs.set_state(run_id, "finished")
     return report
+
+
+def _default_hands(session: ScanSession, seed: int) -> Callable[[int], list[list[Card]]]:
+    """What the simulated players hand back: the dealt hands, or (play) a legal play's order."""
+    rng = random.Random(seed)
+    record = session.record
+
+    def hands(number: int) -> list[list[Card]]:
+        deal = record.board(number).deal if record is not None else None
+        if deal is None:
+            raise RigError(f"board {number} has no deal to hand back")
+        contract = session.contracts.get(number)
+        if session.mode != "play" or contract is None:
+            return [list(deal.hand(seat).cards) for seat in range(4)]
+        p = Play(contract, deal)
+        while not p.is_complete:
+            p.play(rng.choice(p.legal_cards()))
+        return [p.played_by(seat) for seat in range(4)]  # type: ignore[arg-type]
+
+    return hands
 
 
 # ============================================================================ command line
@@ -872,6 +945,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--stop-card", action="store_true",
                    help="a face-down card between decks marks the end of a deck")
     p.add_argument("--new", action="store_true", help="start afresh, ignoring an unfinished job")
+    p.add_argument("--mode", choices=("deal", "verify", "record", "play"), default="deal",
+                   help="deal boards (default), or feed dealt hands back N, E, S, W to verify "
+                   "them, record a hand-shuffled deal, or rebuild the play (play-scan)")
     p.add_argument("--faults", default="", help="emulator only: e.g. jam@2,duplicate@3")
     p.add_argument("--time-scale", type=float, default=1.0, help="emulator only: 0.1 = 10x faster")
     p.add_argument("--sample", help="emulator camera only: save the first frames it saw as PNG")
@@ -899,13 +975,15 @@ def cmd_deal(args: argparse.Namespace) -> int:
         scenario = Scenario.parse(args.faults)
         report = run_emulated(args.set, db, camera=args.camera, scenario=scenario,
                               time_scale=args.time_scale, options=_options(args),
-                              stop_card=args.stop_card, display=display, sample=args.sample)
+                              stop_card=args.stop_card, display=display, sample=args.sample,
+                              mode=args.mode)
         print(summary(report))
+        _print_scan(report, db, args.mode)
         if args.sample and Path(args.sample).exists():
             print(f"the camera's first frames: {args.sample}")
         return 0 if report.stopped is None and report.misdealt == 0 else 1
     session, runs, run_id, resumed = open_job(db, args.set, options=_options(args), new=args.new,
-                                              stop_card=args.stop_card)
+                                              stop_card=args.stop_card, mode=args.mode)
     if resumed and not args.quiet:
         print(f"resuming dealing job {run_id}: {session.boards_done} of {session.boards_total} "
               "boards already dealt", flush=True)
@@ -915,10 +993,28 @@ def cmd_deal(args: argparse.Namespace) -> int:
         report = rig.run()
     if session.state == "finished":
         runs.set_state(run_id, "finished")
+    report.scan = getattr(session, "results", {})
     print(summary(report))
+    _print_scan(report, db, args.mode)
     if report.stopped:
         raise RigError(f"stopped: {session.instruction}")
     return 0
+
+
+def _print_scan(r: RigReport, db: str, mode: str) -> None:
+    """One line per scanned board; a recorded set is saved in the store."""
+    for number, res in sorted(r.scan.items()):
+        if mode == "verify":
+            print(f"board {number}: " + ("as recorded" if res.ok else "; ".join(res.differences)))
+        elif mode == "play":
+            p = res.play
+            print(f"board {number}: " + (res.problem or f"{len(p.completed_tricks)} tricks, "
+                                         f"declarer {p.declarer_tricks}, {p.contract.ascii}"))
+    if mode == "record" and r.scan:
+        ds = DealSet([Board(n, res.deal) for n, res in sorted(r.scan.items())])
+        with Store.open(db) as store:
+            set_id = store.save(ds, name="recorded", source="boardwright deal --mode record")
+        print(f"recorded {len(ds)} deals as deal set {set_id}")
 
 
 def summary(r: RigReport) -> str:

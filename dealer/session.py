@@ -220,6 +220,11 @@ class DealingSession:
                 return s
         return None
 
+    def progress(self) -> tuple[str, int]:
+        """(the board being filled, cards in its pockets) for a status line."""
+        cur = self.current
+        return (f"#{cur.slot.number}", len(cur.placed)) if cur is not None else ("", 0)
+
     @property
     def instruction(self) -> Notice | None:
         """The notice the operator should act on now (the last stopping one, else the last)."""

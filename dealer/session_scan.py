@@ -96,20 +96,43 @@ def rebuild_play(contract: Contract, hands: list[list[Card]], deal: Deal | None 
     return p
 
 
+@dataclass(frozen=True)
+class ScanSlot:
+    """A board to scan, as the rig's console and operator see it."""
+
+    index: int
+    number: int
+    copy: int = 1
+
+    @property
+    def label(self) -> str:
+        return f"board {self.number}"
+
+
 class ScanSession:
-    """Hands fed back N, E, S, W: see the module docstring. Same port as the dealing session."""
+    """Hands fed back N, E, S, W: see the module docstring. Same port as the dealing session.
+
+    ``numbers`` are the boards to scan (default: every board of ``record``),
+    in any order; the job ends when each has been scanned once.
+    """
 
     def __init__(self, mode: str, journal: Journal, record: DealSet | None = None, *,
-                 contracts: dict[int, Contract] | None = None) -> None:
+                 contracts: dict[int, Contract] | None = None,
+                 numbers: list[int] | None = None) -> None:
         if mode not in MODES:
             raise BoardwrightError(f"scan mode must be one of {', '.join(MODES)}, not {mode!r}")
         if mode != "record" and record is None:
             raise BoardwrightError(f"{mode} needs the recorded deal set")
+        if numbers is None:
+            numbers = record.numbers if record is not None else [1]
+        self.slots = [ScanSlot(i, n) for i, n in enumerate(numbers)]
         self.mode = mode
         self.journal = journal
         self.record = record
         self.contracts = contracts or {}
-        self.state = "waiting_board"
+        self.state = "waiting_board"  # dealing (cards being fed) | board_done | finished | stopped
+        self.stop_reason: str | None = None
+        self.cards_placed = 0
         self.current: ScanResult | None = None
         self.results: dict[int, ScanResult] = {}
         self.notices: list[Notice] = []
@@ -123,13 +146,88 @@ class ScanSession:
         return list(notices)
 
     def _write(self, entry: Entry) -> bool:
+        if self.state == "stopped":
+            return False
         try:
             self.journal.append(entry)
         except JournalError as exc:
             self.state = "stopped"
+            self.stop_reason = str(exc)
             self._note(say.journal_failed(str(exc)))
             return False
         return True
+
+    # -- the port the rig drives (the same as DealingSession's) --------------------
+    @property
+    def boards_total(self) -> int:
+        return len(self.slots)
+
+    @property
+    def boards_done(self) -> int:
+        return sum(s.number in self.results for s in self.slots)
+
+    @property
+    def next_slot(self) -> ScanSlot | None:
+        for s in self.slots:
+            if s.number not in self.results:
+                return s
+        return None
+
+    @property
+    def instruction(self) -> Notice | None:
+        return self.notices[-1] if self.notices else None
+
+    def progress(self) -> tuple[str, int]:
+        cur = self.current
+        return (f"board {cur.number}", self._placed) if cur is not None else ("", 0)
+
+    def start(self) -> list[Notice]:
+        nxt = self.next_slot
+        if nxt is None:
+            self.state = "finished"
+            return self._note(Notice("finished", f"all {self.boards_total} boards are scanned"))
+        return self._note(Notice("insert", f"insert {nxt.label} with its four hands on the "
+                                 "hopper, North's on top, then East's, South's, West's",
+                                 "", stop=True))
+
+    def hopper_empty(self) -> list[Notice]:
+        cur = self.current
+        if self.state != "dealing" or cur is None or self._pending or self._placed == 52:
+            return []
+        if self.holding:
+            self.holding = False  # the operator puts the tray back before continuing
+            return self._note(Notice("refeed", f"board {cur.number}: {self._placed} of 52 cards "
+                                     "read; the rest are in the reject tray", "put the reject "
+                                     "tray back on top of the hopper in the order the cards came "
+                                     "out (take out a joker or a stray card), then continue",
+                                     stop=True))
+        return self._note(Notice("missing", f"board {cur.number}: the hopper is empty after "
+                                 f"{self._placed} of 52 cards ({_NAMES[self.seat]}'s hand)",
+                                 "feed the rest of the hands in order, then continue", stop=True))
+
+    def card_returned(self, key: GateKey) -> list[Notice]:
+        """After a power cut the card went back on top of the hopper: undo its place."""
+        got = self._pending.pop(key, None)
+        cur = self.current
+        if got is None or cur is None:
+            return []
+        card, pocket = got
+        if pocket is not None and card is not None and cur.hands[pocket][-1:] == [card]:
+            cur.hands[pocket].pop()
+            self._seen.discard(int(card))
+            self._placed -= 1
+        return []
+
+    def machine_fault(self, notice: Notice) -> list[Notice]:
+        return self._note(notice)
+
+    def double_feed(self, cards: int) -> list[Notice]:
+        # Both cards left before the gate, in order: back on top of the hopper keeps the order.
+        return self._note(say.double_feed(cards))
+
+    def reconcile(self, view: object) -> tuple[list[Notice], list[tuple[GateKey, int | None]]]:
+        """Scan modes are not resumed from the journal: a restarted scan starts the board over."""
+        return [], []
 
     @property
     def seat(self) -> int:
@@ -139,11 +237,13 @@ class ScanSession:
     def board_inserted(self, number: int | None) -> list[Notice]:
         if number is None:
             return self._note(say.not_in_plan(None, self.mode))
-        if self.record is not None and number not in self.record.numbers and self.mode != "record":
-            return self._note(say.not_in_plan(number, f"the record has {self.record.describe_range()}"))
+        if all(s.number != number for s in self.slots) or number in self.results:
+            return self._note(say.not_in_plan(number, ", ".join(str(s.number) for s in self.slots)))
+        if self.state == "dealing" and self.current is not None and self.current.number == number:
+            return []  # the same insertion announced again
         self.current = ScanResult(number)
         self._seen, self._placed, self.holding = set(), 0, False
-        self.state = "scanning"
+        self.state = "dealing"
         self._write(Entry("board", number))
         return self._note(Notice("start", f"board {number}: feed North's hand, then East's, "
                                  "South's and West's", ""))
@@ -152,9 +252,13 @@ class ScanSession:
         """The operator put the held cards back on top of the hopper, in order."""
         self.holding = False
 
+    def hold_released(self) -> bool:
+        """True once, when the cards held after a problem card have all dropped."""
+        return self.holding and not self._pending
+
     def card_at_gate(self, key: GateKey, seen: Sighting) -> Decision:
         cur = self.current
-        if self.state != "scanning" or cur is None:
+        if self.state != "dealing" or cur is None:
             return Decision(self.state != "stopped", None, seen.card)
         where = f"board {cur.number}, {_NAMES[self.seat]}'s hand"
         notices: list[Notice] = []
@@ -163,10 +267,13 @@ class ScanSession:
             code = "held"
         elif seen.problem is not None or seen.card is None:
             code = seen.problem or "unreadable"
-            self.holding = True  # keep the order: everything after it waits
-            notices.append(Notice(code, f"{where}: a card could not be used ({code})",
-                                  "put the cards from the reject tray back on top of the hopper, "
-                                  "in the order they came out, then continue", stop=True))
+            self.holding = True  # keep the order: everything after it goes to the tray too
+            what = {"unreadable": "could not be read", "joker": "is a joker",
+                    "face_down": "is face down", "other_deck": "is from another deck"}[code]
+            notices.append(Notice(code, f"{where}: a card {what}; it and the cards after it go "
+                                  "to the reject tray, to keep their order",
+                                  "when the hopper is empty, fix that card and put the reject "
+                                  "tray back on top of the hopper in the same order"))
         elif int(seen.card) in self._seen:
             code = "duplicate"
             notices.append(say.duplicate_card(seen.card, f"board {cur.number}"))
@@ -184,7 +291,8 @@ class ScanSession:
             cur.hands[pocket].append(card)
         return Decision(True, pocket, card, tuple(self._note(*notices)))
 
-    def card_dropped(self, key: GateKey, pocket: int | None) -> list[Notice]:
+    def card_dropped(self, key: GateKey, pocket: int | None, *,
+                     inferred: bool = False) -> list[Notice]:
         cur = self.current
         if key not in self._pending or cur is None:
             return []
@@ -192,7 +300,9 @@ class ScanSession:
         if not self._write(Entry("drop", cur.number, key[0], key[1],
                                  None if card is None else int(card), pocket)):
             return []
-        if self._placed == 52 and not self._pending:
+        if pocket is not None:
+            self.cards_placed += 1
+        if self._placed == 52 and not self._pending and self.state == "dealing":
             return self._finish(cur)
         return []
 
@@ -236,7 +346,14 @@ class ScanSession:
                                  "take it out"))
 
     def board_removed(self) -> list[Notice]:
+        if self.state == "stopped":
+            return []
+        cur = self.current
         self.current = None
-        if self.state != "stopped":
-            self.state = "waiting_board"
-        return []
+        self.state = "waiting_board"
+        if cur is not None and cur.number not in self.results:
+            return self._note(Notice("board_pulled", f"board {cur.number} was taken out after "
+                                     f"{self._placed} of 52 cards", "put its hands back in order "
+                                     "and insert it again; it is scanned from the start",
+                                     stop=True))
+        return self.start()

@@ -229,3 +229,48 @@ def test_the_deal_command_on_the_emulator_prints_progress_and_a_summary(tmp_path
     assert "a card is jammed in the feed path: open the cover" in p.stdout
     assert "this deck has two" in p.stdout
     assert "2 of 2 boards dealt" in p.stdout and "0 mis-dealt" in p.stdout
+
+
+def test_verify_record_and_play_scan_on_the_virtual_rig(tmp_path):
+    from dealer.contract import Contract
+    from dealer.play import Play
+
+    url = f"sqlite:///{tmp_path}/scan.sqlite"
+    ds = random_dealset([1, 2])
+    for b in ds:
+        b.tags["Contract"], b.tags["Declarer"] = "3NT", "S"
+    swapped = {}
+
+    def hands_back(number: int):
+        hands = [list(ds.board(number).deal.hand(seat).cards) for seat in range(4)]
+        if number == 2:  # a player put one card in the wrong hand
+            hands[0][0], hands[1][0] = hands[1][0], hands[0][0]
+            swapped["card"] = hands[1][0]
+        return hands
+
+    r = rig.run_emulated(ds, url, camera="emulator:variants=1", time_scale=SCALE, quiet=True,
+                         mode="verify", hands=hands_back,
+                         scenario=rig.Scenario.parse("unreadable@1"))
+    assert r.scan[1].ok and not r.scan[2].ok
+    assert f"{swapped['card'].symbol} was in East's hand; the record has it in North's" in r.scan[2].differences
+    assert r.notices["verify_failed"] == 1 and r.notices["refeed"] == 1 and r.misdealt == 0
+
+    r = rig.run_emulated(ds, url, camera="emulator:variants=1", time_scale=SCALE, quiet=True,
+                         mode="record")
+    assert [r.scan[n].deal for n in (1, 2)] == [ds.board(1).deal, ds.board(2).deal]
+
+    plays = {}
+
+    def played(number: int):
+        p = Play(Contract.parse("3NT S"), ds.board(number).deal)
+        rng = random.Random(number)
+        while not p.is_complete:
+            p.play(rng.choice(p.legal_cards()))
+        plays[number] = p
+        return [p.played_by(seat) for seat in range(4)]
+
+    r = rig.run_emulated(ds, url, camera="emulator:variants=1", time_scale=SCALE, quiet=True,
+                         mode="play", hands=played)
+    for n in (1, 2):
+        assert r.scan[n].play.card_sequence() == plays[n].card_sequence()
+        assert r.scan[n].play.declarer_tricks == plays[n].declarer_tricks

@@ -310,17 +310,18 @@ def test_verify_finds_a_card_in_the_wrong_hand_and_refills_the_board():
 def test_record_captures_a_hand_shuffled_deal_and_holds_cards_after_an_unreadable_one():
     deal = _deal(77)
     hands = [list(deal.hand(seat).cards) for seat in range(4)]
-    s = ScanSession("record", MemoryJournal())
+    s = ScanSession("record", MemoryJournal(), numbers=[9])
     s.board_inserted(9)
     _feed_hands(s, [hands[0][:5]])
     d = s.card_at_gate((1, 100), Sighting(None, "unreadable"))
-    assert d.pocket is None and d.notices[0].stop
+    assert d.pocket is None and "to keep their order" in d.notices[0].message
     held = s.card_at_gate((1, 101), Sighting(hands[0][6]))
     assert held.pocket is None  # out of order now: held back
     s.card_dropped((1, 100), None)
     s.card_dropped((1, 101), None)
-    s.operator_continue()  # the tray goes back on top, in order
-    _feed_hands(s, [hands[0][5:], *hands[1:]], start=200)
+    n = s.hopper_empty()
+    assert n[0].code == "refeed" and "in the order the cards came out" in n[0].instruction
+    _feed_hands(s, [hands[0][5:], *hands[1:]], start=200)  # the tray went back on top
     assert s.results[9].deal == deal
 
 
