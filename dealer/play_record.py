@@ -41,9 +41,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from dealer.board import Board
 from dealer.cards import Card, Suit
+from dealer.contract import Contract
 from dealer.errors import BoardwrightError
 from dealer.hand import Hand
+from dealer.seats import Seat
 
 READ, CONFIRMED, UNCONFIRMED = "read", "confirmed", "unconfirmed"
 
@@ -379,3 +382,115 @@ class PlayRecord:
         for c in self.played_by(seat):
             mask |= 1 << int(c)
         self.hands[seat] = Hand.from_mask(mask)
+
+
+# --------------------------------------------------------------------------- bridge boards
+def board_play(board: Board) -> tuple[Contract, list[list[tuple[int, Card]]]]:
+    """The contract and the recorded play of a bridge board (PBN ``Play`` section or LIN ``pc``).
+
+    Tricks are lists of (seat, card) in the order played; the record may
+    stop early (a claim). Raises :class:`PlayRecordError` naming the board
+    when there is no contract, no declarer or no play.
+    """
+    from dealer.play import pbn_play_sequence, replay
+
+    where = f"board {board.number}"
+    text, first = board.sections.get("Play"), board.tags.get("Play", "").strip()
+    if not text or not first:
+        raise PlayRecordError(f"{where}: no recorded play (Play section)")
+    try:
+        contract = Contract.parse(board.tags.get("Contract", ""), board.tags.get("Declarer") or None)
+    except BoardwrightError as e:
+        raise PlayRecordError(f"{where}: {e}") from None
+    if contract.declarer is None or contract.is_passed_out:
+        raise PlayRecordError(f"{where}: contract {contract.ascii} has no declarer")
+    trump = contract.strain.suit if contract.strain is not None else None
+    try:
+        cards = pbn_play_sequence(first, text, trump)
+        play = replay(contract, cards, board.deal, enforce=False)
+    except BoardwrightError as e:
+        raise PlayRecordError(f"{where}: {e}") from None
+    return contract, [[(int(t.seat_of(i)), c) for i, c in enumerate(t.cards)]
+                      for t in play.tricks if t.cards]
+
+
+def to_board(record: PlayRecord, board: Board, contract: Contract) -> Board:
+    """A copy of ``board`` carrying the recorded play as PBN tags and a ``Play`` section.
+
+    Cards are written up to the first unconfirmed one (PBN has no way to say
+    "a card was here but not named"), and the section then ends with ``*``.
+    ``Result`` is declarer's tricks once every trick is known.
+    """
+    if record.players != 4 or contract.declarer is None:
+        raise PlayRecordError("only a bridge board (4 players, a declarer) goes to PBN or LIN")
+    leader = record.tricks[0].leader
+    if leader is None:
+        raise PlayRecordError("no card has been recorded")
+    rows: list[str] = []
+    complete = True
+    for t in record.tricks:
+        by_seat = {e.seat: e.card for e in t.entries}
+        if not t.entries:
+            break
+        cut = any(c is None for c in by_seat.values()) or len(by_seat) < 4
+        row = []
+        for k in range(4):
+            seat = (leader + k) % 4
+            c = by_seat.get(seat)
+            row.append(str(c) if c is not None and not cut else "-")
+        if cut:
+            # Keep the cards before the first unconfirmed one, in seat order.
+            known = []
+            for e in t.entries:
+                if e.card is None:
+                    break
+                known.append(e.seat)
+            row = [str(by_seat[(leader + k) % 4]) if (leader + k) % 4 in known else "-"
+                   for k in range(4)]
+            rows.append(" ".join(row))
+            complete = False
+            break
+        rows.append(" ".join(row))
+    if not complete or not record.is_complete:
+        rows.append("*")
+    tags = dict(board.tags)
+    tags["Contract"] = contract.pbn
+    tags["Declarer"] = Seat(contract.declarer).letter
+    tags["Play"] = Seat(leader).letter
+    won = record.tricks_won()
+    if record.is_complete and won is not None:
+        side = (int(contract.declarer), int(contract.declarer.partner))
+        tags["Result"] = str(sum(won[s] for s in side))
+    sections = dict(board.sections)
+    sections["Play"] = "\n".join(rows)
+    return Board(board.number, board.deal, board.dealer, board.vulnerability, tags, sections)
+
+
+def beer_card(record: PlayRecord, contract: Contract) -> str | None:
+    """The Beer Card note (seed 002): ♦7 won the last trick and the contract made
+    (or, won by a defender, went down). ``None`` otherwise or while unknown.
+
+    >>> from dealer.cards import Suit
+    >>> r = PlayRecord(4, trump=None, leader=1, tricks=1)
+    >>> for s, c in ((1, "D2"), (2, "D7"), (3, "D3"), (0, "D4")):
+    ...     _ = r.add(s, Card.parse(c))
+    >>> beer_card(r, Contract.parse("1NT S")) is None   # 1NT needs 7 tricks: it failed
+    True
+    """
+    if record.players != 4 or contract.declarer is None or not record.is_complete:
+        return None
+    last = record.tricks[-1]
+    w = record.trick_winner(len(record.tricks) - 1)
+    won = record.tricks_won()
+    if w is None or won is None:
+        return None
+    card = next(e.card for e in last.entries if e.seat == w)
+    if card != Card.parse("D7"):
+        return None
+    side = (int(contract.declarer), int(contract.declarer.partner))
+    made = sum(won[s] for s in side) >= contract.tricks_needed
+    if made != (w in side):
+        return None
+    name = record.names[w]
+    payer = "dummy" if w in side else "partner"
+    return f"Beer Card: {name} won the last trick with ♦7; {payer} buys the beer"

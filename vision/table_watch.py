@@ -1,0 +1,452 @@
+"""The table watcher: follows every trick from an overhead camera, flags what it is unsure of.
+
+Each frame, every seat's zone is compared with the frame before; a zone that
+has changed and then lies still for ``settle`` frames is looked at again (at
+most ``reads_per_frame`` zones a frame, so a light change over the whole table
+cannot blow the frame budget). A look finds one card-shaped light rectangle in
+the zone, warps it upright onto a gate-like 640×480 canvas and asks the
+recogniser (:class:`~vision.index.IndexReader` or
+:class:`~vision.barcode.BarcodeReader`): it names the card or rejects.
+
+The rules decide the rest, through :class:`~dealer.play_record.PlayRecord`:
+cards are recorded in turn order (a card put down early waits for its turn),
+a card that cannot be that seat's (already played, outside a known hand) is
+not accepted, a rejected card is recorded *unconfirmed* with its few legal
+candidates, and a later clear read of the same card (the hand has moved, the
+light has changed) fills it in. Two reads that disagree put the card back to
+unconfirmed. The watcher never names a card the recogniser did not read and
+the rules did not allow; a person confirms the rest with :meth:`confirm`.
+
+A trick is closed when all its cards are down and then turned over (or taken
+away). Revokes are flagged as soon as the record proves one.
+
+>>> from dealer.cards import Suit
+>>> from dealer.play_record import PlayRecord
+>>> from vision.table_render import bridge_layout
+>>> w = TableWatcher(bridge_layout(), reader=None, record=PlayRecord(4, trump=Suit.SPADES, leader=1))
+>>> w.record.next_seat
+1
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from dealer.cards import Card
+from dealer.contract import Contract
+from dealer.deal import Deal
+from dealer.errors import BoardwrightError
+from dealer.play_record import UNCONFIRMED, Entry, PlayRecord, PlayRecordError, RevokeFound
+from dealer.seats import Seat
+from vision.decision import Outcome, Read, Reason, Reject
+from vision.index import face_is_down
+from vision.learn import LearnedDesign, learn
+from vision.render import FACE_H, FACE_W
+from vision.table_render import TableCamera, TableLayout, learning_scenes
+
+CANVAS_W, CANVAS_H = 640, 480
+_FACE_DST = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
+
+
+class Reader(Protocol):
+    def read(self, frame: np.ndarray) -> Outcome: ...
+
+
+@dataclass(frozen=True)
+class Look:
+    """What one zone shows: ``empty``, ``back``, ``face`` (with the upright face) or ``unclear``."""
+
+    kind: str
+    face: np.ndarray | None = None
+    detail: str = ""
+
+
+def look(zone: np.ndarray, card_scale: float) -> Look:
+    """Classify a zone crop and, for a face-up card, warp it onto a gate-like canvas.
+
+    A hand over the card, or a card half out of the zone, is ``unclear``:
+    the shape is not one whole card, and the watcher waits for a better frame.
+    """
+    grey = cv2.cvtColor(zone, cv2.COLOR_BGR2GRAY)
+    thr, mask = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    light = grey[mask > 0]
+    dark = grey[mask == 0]
+    if len(light) == 0 or len(dark) == 0 or float(light.mean()) - float(dark.mean()) < 45:
+        return Look("empty")
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    big = max(contours, key=cv2.contourArea)
+    area = cv2.contourArea(big)
+    expect = FACE_W * FACE_H * card_scale * card_scale
+    if area < 0.35 * expect:
+        return Look("empty")
+    if not 0.8 * expect <= area <= 1.2 * expect:
+        return Look("unclear", detail=f"light shape of {area:.0f} px is not one card")
+    rect = cv2.minAreaRect(big)
+    (w, h) = rect[1]
+    if area < 0.92 * w * h:
+        return Look("unclear", detail="shape is not a rectangle (a hand over the card?)")
+    x, y, bw, bh = cv2.boundingRect(big)
+    if x <= 1 or y <= 1 or x + bw >= zone.shape[1] - 1 or y + bh >= zone.shape[0] - 1:
+        return Look("unclear", detail="card runs out of the zone")
+    box = cv2.boxPoints(rect).astype(np.float32)
+    c = box.mean(axis=0)
+    q = box[np.argsort(np.arctan2(box[:, 1] - c[1], box[:, 0] - c[0]))]
+    if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[2] - q[1]):
+        q = np.roll(q, -1, axis=0)  # start on a short edge: the card stands upright
+    m = cv2.getPerspectiveTransform(q, _FACE_DST)
+    face = cv2.warpPerspective(zone, m, (FACE_W, FACE_H), flags=cv2.INTER_CUBIC)
+    if face_is_down(face):
+        return Look("back")
+    return Look("face", face)
+
+
+def _signature(face: np.ndarray) -> np.ndarray:
+    """A small light-independent picture of a face, to tell "the same card" from "another"."""
+    g = cv2.resize(cv2.cvtColor(face, cv2.COLOR_BGR2GRAY), (15, 21),
+                   interpolation=cv2.INTER_AREA).astype(np.float32)
+    g -= g.mean()
+    return g / (float(np.linalg.norm(g)) + 1e-6)
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """Same face (either end first): pictures of one card correlate far above 0.85."""
+    return max(float((a * b).sum()), float((a[::-1, ::-1] * b).sum())) > 0.85
+
+
+def canvas_of(face: np.ndarray) -> np.ndarray:
+    """The upright face on a dark 640×480 canvas, as the gate camera would show it."""
+    canvas = np.full((CANVAS_H, CANVAS_W, 3), 30, np.uint8)
+    canvas[30:30 + FACE_H, 170:170 + FACE_W] = face
+    return canvas
+
+
+def learn_at_table(camera: TableCamera, seat: int = 0, name: str = "table") -> LearnedDesign:
+    """The learning pass through the table camera: the sorted deck, one card at a time in a zone.
+
+    The templates then match what the watcher sees (card size, blur, light).
+    """
+    lay = camera.layout
+    x0, y0, x1, y1 = lay.zones[seat]
+
+    def canvases() -> Iterator[tuple[str, np.ndarray]]:
+        for i, scene in enumerate(learning_scenes(lay.players, seat)):
+            lk = look(camera.render(scene)[y0:y1, x0:x1], lay.card_scale)
+            if lk.face is None:
+                raise BoardwrightError(f"learning pass: {Card(i)} in zone {seat} shows "
+                                       f"{lk.kind} ({lk.detail or 'no card'})")
+            yield str(Card(i)), canvas_of(lk.face)
+
+    return learn(name, canvases(), source="table camera")
+
+
+@dataclass
+class WatchEvent:
+    """Something the watcher recorded or flagged; ``trick`` is 1-based."""
+
+    kind: str  # card | unconfirmed | filled | disputed | trick | revoke | irregular | ignored
+    trick: int
+    seat: int | None = None
+    card: Card | None = None
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"event": self.kind, "trick": self.trick}
+        if self.seat is not None:
+            out["seat"] = self.seat
+        if self.card is not None:
+            out["card"] = str(self.card)
+        if self.detail:
+            out["detail"] = self.detail
+        return out
+
+
+@dataclass
+class _Zone:
+    prev: np.ndarray | None = None
+    still: int = 0
+    looked: np.ndarray | None = None  # thumbnail at the last look
+    kind: str = "empty"
+    tries: int = 0  # reads of the card now in the zone
+    committed: int | None = None  # 0-based trick of the recorded card lying here
+    card_thumb: np.ndarray | None = None  # signature of the face first read here
+    waiting_since: int = 0
+
+
+@dataclass
+class _Pending:
+    outcome: Outcome
+    order: int
+
+
+@dataclass
+class FrameStats:
+    times_ms: list[float] = field(default_factory=list)
+    reads: int = 0
+
+
+class TableWatcher:
+    """Watch a table through ``layout``'s zones and write the play into ``record``."""
+
+    def __init__(self, layout: TableLayout, reader: Reader | None, record: PlayRecord, *,
+                 settle: int = 2, reads_per_frame: int = 1, retries: int = 6) -> None:
+        if layout.players != record.players:
+            raise BoardwrightError(f"the layout has {layout.players} zones but the record "
+                                   f"{record.players} players")
+        self.layout, self.reader, self.record = layout, reader, record
+        self.settle, self.reads_per_frame, self.retries = settle, reads_per_frame, retries
+        self.zones = [_Zone() for _ in range(layout.players)]
+        self.events: list[WatchEvent] = []
+        self.stats = FrameStats()
+        self.frame_no = 0
+        self._trick = 0  # 0-based record trick whose cards lie on the table
+        self._pending: dict[int, _Pending] = {}
+        self._order = 0
+        self._revokes: set[tuple[int, int]] = set()
+        self._reads_left = reads_per_frame
+
+    # -- public ----------------------------------------------------------------------
+    def feed(self, frame: np.ndarray | None) -> list[WatchEvent]:
+        """Process one frame; returns the events it caused. ``None`` = a frame that failed."""
+        t0 = time.perf_counter()
+        before = len(self.events)
+        self.frame_no += 1
+        if frame is None or frame.ndim != 3 or frame.shape[2] != 3:
+            self._event("ignored", detail=f"frame {self.frame_no} could not be decoded")
+        else:
+            self._frame(frame)
+        self.stats.times_ms.append((time.perf_counter() - t0) * 1000)
+        return self.events[before:]
+
+    def confirm(self, trick: int, seat: int, card: Card | str) -> Entry:
+        """A person names the card ``seat`` played to ``trick`` (1-based): the panel's one tap."""
+        c = Card.parse(card) if isinstance(card, str) else card
+        entry = self.record.confirm(trick, seat, c)
+        self._event("filled", trick, seat, c, "confirmed by hand")
+        self._check_revokes()
+        return entry
+
+    @property
+    def frame_times_ms(self) -> list[float]:
+        return self.stats.times_ms
+
+    # -- per frame -------------------------------------------------------------------
+    def _frame(self, frame: np.ndarray) -> None:
+        due: list[tuple[int, int]] = []
+        for seat, (x0, y0, x1, y1) in enumerate(self.layout.zones):
+            z = self.zones[seat]
+            small = cv2.resize(cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), (24, 24),
+                               interpolation=cv2.INTER_AREA).astype(np.float32)
+            thumb = small / (float(small.mean()) + 1.0)  # light level cancels out
+            moved = z.prev is None or float(np.abs(thumb - z.prev).mean()) > 0.03
+            z.prev = thumb
+            z.still = 0 if moved else z.still + 1
+            if z.still + 1 < self.settle:
+                continue
+            changed = z.looked is None or float(np.abs(thumb - z.looked).mean()) > 0.05
+            retry = z.kind == "face" and self._wants_reread(seat) and z.tries < self.retries
+            if changed or retry:
+                if changed:
+                    z.waiting_since = z.waiting_since or self.frame_no
+                due.append((z.waiting_since or self.frame_no, seat))
+        self._reads_left = self.reads_per_frame
+        for _, seat in sorted(due):
+            x0, y0, x1, y1 = self.layout.zones[seat]
+            self._look(seat, frame[y0:y1, x0:x1])
+        self._maybe_close()
+
+    def _wants_reread(self, seat: int) -> bool:
+        """Read again while this seat's card is unconfirmed or waiting without a read."""
+        p = self._pending.get(seat)
+        if p is not None:
+            return not p.outcome.accepted
+        z = self.zones[seat]
+        if z.committed is None:
+            return False
+        e = self._entry(z.committed, seat)
+        return e is not None and e.status == UNCONFIRMED
+
+    def _look(self, seat: int, zone: np.ndarray) -> None:
+        z = self.zones[seat]
+        lk = look(zone, self.layout.card_scale)
+        if lk.kind == "unclear":
+            z.looked, z.waiting_since = None, 0  # look again once it changes
+            return
+        if lk.kind != "face":
+            z.looked, z.waiting_since = z.prev, 0
+            z.kind, z.tries, z.committed, z.card_thumb = lk.kind, 0, None, None
+            return
+        if self._reads_left <= 0:
+            return  # still due: read on a later frame, the frame budget is spent
+        self._reads_left -= 1
+        z.looked, z.waiting_since = z.prev, 0
+        assert lk.face is not None
+        sig = _signature(lk.face)
+        if z.committed is not None and z.card_thumb is not None and not _same(sig, z.card_thumb):
+            z.committed = None  # a different card lies here now (its turn was missed)
+            z.card_thumb = None
+        if z.kind != "face":
+            z.tries = 0
+        z.kind = "face"
+        z.tries += 1
+        if z.card_thumb is None:
+            z.card_thumb = sig
+        outcome: Outcome = (self.reader.read(canvas_of(lk.face)) if self.reader is not None
+                            else Reject(Reason.UNREADABLE, "no recogniser"))
+        self.stats.reads += 1
+        self._seen(seat, outcome)
+
+    # -- the rules -------------------------------------------------------------------
+    def _entry(self, trick: int, seat: int) -> Entry | None:
+        if trick >= len(self.record.tricks):
+            return None
+        return next((e for e in self.record.tricks[trick].entries if e.seat == seat), None)
+
+    def _trick_full(self) -> bool:
+        return (self._trick < len(self.record.tricks)
+                and len(self.record.tricks[self._trick].entries) == self.record.players)
+
+    def _seen(self, seat: int, outcome: Outcome) -> None:
+        z = self.zones[seat]
+        if z.committed is not None:  # the card already recorded, seen again
+            entry = self._entry(z.committed, seat)
+            if entry is not None:
+                self._again(z.committed + 1, seat, entry, outcome)
+            return
+        old = self._pending.get(seat)
+        if old is None or (outcome.accepted and not old.outcome.accepted):
+            self._pending[seat] = _Pending(outcome, old.order if old else self._next_order())
+        elif outcome.accepted and old.outcome.accepted and outcome.card != old.outcome.card:
+            self._pending[seat] = _Pending(Reject(Reason.DISAGREE, f"reads {old.outcome.label} "
+                                                  f"and {outcome.label}"), old.order)
+        self._commit()
+
+    def _next_order(self) -> int:
+        self._order += 1
+        return self._order
+
+    def _again(self, trick: int, seat: int, entry: Entry, outcome: Outcome) -> None:
+        """Another read of a card already recorded."""
+        if not isinstance(outcome, Read) or outcome.card is None:
+            return
+        if entry.status == UNCONFIRMED:
+            try:
+                self.record.upgrade(trick, seat, outcome.card, note=f"read by {outcome.method}")
+            except PlayRecordError as e:
+                entry.note = f"{entry.note}; {e}" if entry.note else str(e)
+                return
+            self._event("filled", trick, seat, outcome.card, "read on a later frame")
+            self._check_revokes()
+        elif entry.card != outcome.card and entry.status != "confirmed":
+            first = entry.card
+            self.record.demote(trick, seat, f"reads disagree: {first} and {outcome.card}",
+                               [outcome.card])
+            self._event("disputed", trick, seat, None, f"reads disagree: {first} and {outcome.card}")
+
+    def _commit(self) -> None:
+        """Record waiting cards in turn order."""
+        rec = self.record
+        while not self._trick_full() and not rec.is_complete:
+            seat = rec.next_seat
+            if seat is None:  # the leader is not known: the first card down leads
+                if not self._pending:
+                    return
+                seat = min(self._pending, key=lambda s: self._pending[s].order)
+                rec.lead(seat)
+            p = self._pending.pop(seat, None)
+            if p is None:
+                return
+            trick = len(rec.tricks)
+            card = p.outcome.card if isinstance(p.outcome, Read) else None
+            note = "" if p.outcome.accepted else f"not read: {p.outcome.label} {getattr(p.outcome, 'detail', '')}".strip()
+            entry = rec.add(seat, card, note=note)
+            if self.zones[seat].kind == "face":
+                self.zones[seat].committed = trick - 1
+            if entry.card is not None:
+                self._event("card", trick, seat, entry.card)
+            else:
+                self._event("unconfirmed", trick, seat, None,
+                            f"{entry.note}; candidates {' '.join(str(c) for c in entry.candidates[:8])}"
+                            f"{' ...' if len(entry.candidates) > 8 else ''}")
+            self._check_revokes()
+
+    def _maybe_close(self) -> None:
+        """Four (n) cards down and then all turned over or taken away: the trick is over."""
+        if not self._trick_full():
+            self._fill_unseen()
+        if not self._trick_full():
+            return
+        t = self.record.tricks[self._trick]
+        if any(self.zones[e.seat].committed == self._trick for e in t.entries):
+            return
+        winner = self.record.trick_winner(self._trick)
+        who = self.record.names[winner] if winner is not None else "unknown until confirmed"
+        self._event("trick", self._trick + 1, winner, None, f"won by {who}")
+        self._trick += 1
+        self._commit()
+
+    def _fill_unseen(self) -> None:
+        """Every card seen in this trick has been turned over, yet a seat has none recorded:
+        its card was never seen well enough to be found. It is recorded unconfirmed (the
+        rules say a card was played), so later cards cannot slide into its place."""
+        if self._trick >= len(self.record.tricks):
+            return
+        t = self.record.tricks[self._trick]
+        if not t.entries or self.record.is_complete:
+            return
+        if any(self.zones[e.seat].committed == self._trick or self.zones[e.seat].kind == "face"
+               for e in t.entries):
+            return
+        while not self._trick_full() and self.record.next_seat is not None:
+            seat = self.record.next_seat
+            if seat in self._pending:  # seen, only waiting for its turn: record it as seen
+                self._commit()
+                continue
+            entry = self.record.add(seat, None, note="no card was seen in the zone")
+            self._event("unconfirmed", self._trick + 1, seat, None,
+                        f"{entry.note}; {len(entry.candidates)} candidates")
+
+    def _check_revokes(self) -> None:
+        for r in self.record.revokes():
+            key = (r.trick, r.seat)
+            if key not in self._revokes:
+                self._revokes.add(key)
+                self._event("revoke", r.trick, r.seat, r.card, r.describe(self.record.names))
+
+    def _event(self, kind: str, trick: int | None = None, seat: int | None = None,
+               card: Card | None = None, detail: str = "") -> None:
+        self.events.append(WatchEvent(kind, trick if trick is not None else self._trick + 1,
+                                      seat, card, detail))
+
+    @property
+    def revokes(self) -> list[RevokeFound]:
+        return self.record.revokes()
+
+
+# --------------------------------------------------------------------------- setups
+SEAT_NAMES = ("North", "East", "South", "West")
+
+
+def bridge_record(contract: Contract, deal: Deal | None = None) -> PlayRecord:
+    """A record for one bridge board: the opening leader is declarer's LHO (Law 41).
+
+    With the deal (dealing machine or hand record) every hand is known.
+    """
+    if contract.declarer is None or contract.is_passed_out:
+        raise BoardwrightError(f"contract {contract.ascii} has no declarer: nothing to watch")
+    hands = [deal.hand(Seat(s)) for s in range(4)] if deal is not None and not deal.partial else None
+    trump = contract.strain.suit if contract.strain is not None else None
+    return PlayRecord(4, trump=trump, leader=int(contract.declarer.lho), tricks=13, hands=hands,
+                      dummy=int(contract.declarer.partner), names=SEAT_NAMES)
+
+
+def run(watcher: TableWatcher, frames: Iterable[np.ndarray | tuple[np.ndarray, Any]]) -> TableWatcher:
+    """Feed every frame (or (frame, note) pair) to ``watcher``."""
+    for f in frames:
+        watcher.feed(f[0] if isinstance(f, tuple) else f)
+    return watcher
