@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from flask import Flask
+from web_helpers import PASSWORD, csrf, director, make_app, new_event
 
 from dealer.generate import random_dealset
 from dealer.store import results as rs
-from web_helpers import PASSWORD, csrf, director, make_app, new_event
 from webpanel.db import store
 
 
@@ -264,19 +264,3 @@ def test_pads_survive_a_reload_and_ignore_resent_forms(app: Flask) -> None:
     assert page.count("4♠ N") == 1 and 'data-total="NS">NS 420' in page
     r = c.post(url, data={**form, "sid": "d2", "contract": "9S"}, follow_redirects=True)
     assert "contract" in r.get_data(as_text=True).lower()
-
-
-def test_dealing_job_runs_pauses_and_aborts(app: Flask) -> None:
-    import time
-    c = app.test_client()
-    director(c)
-    with app.app_context():
-        set_id = store().save(random_dealset(range(1, 5)), name="four")
-    r = c.post(f"/dealing/start/{set_id}", data={"csrf_token": csrf(c, f"/dealing/start/{set_id}")})
-    job = r.headers["Location"].rstrip("/").split("/")[-1]
-    deadline = time.time() + 20
-    while c.get(f"/dealing/{job}/status.json").json["state"] != "done":
-        assert time.time() < deadline
-        time.sleep(0.05)
-    st = c.get(f"/dealing/{job}/status.json").json
-    assert (st["boards_done"], st["cards_done"]) == (4, 208)

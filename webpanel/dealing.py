@@ -25,7 +25,7 @@ from flask import (
 from werkzeug.wrappers import Response
 
 from dealer.store import dealing as jobs
-from webpanel import runner
+from webpanel import rigrunner, runner
 from webpanel.db import store
 from webpanel.security import director_required
 
@@ -49,7 +49,9 @@ def start_form(set_id: int) -> str:
 @director_required
 def start(set_id: int) -> Response:
     job = jobs.create(store(), set_id, machine=current_app.config["DEALING_RUNNER"])
-    if current_app.config["DEALING_RUNNER"] == "emulator":
+    if current_app.config["DEALING_RUNNER"] == "rig":
+        rigrunner.start(store(), job, current_app.config)
+    elif current_app.config["DEALING_RUNNER"] == "emulator":
         runner.start(store(), job, current_app.config)
     flash(f"Dealing job {job} started.", "ok")
     return redirect(url_for("dealing.show", job_id=job))

@@ -89,3 +89,43 @@ def jobs(store: Store) -> list[dict[str, Any]]:
     with store._read() as s:
         ids = list(s.scalars(select(DealingJob.id).order_by(DealingJob.id.desc()).limit(50)))
     return [status(store, i) for i in ids]
+
+
+def rig_progress(store: Store, deal_set_id: int, after_run: int = 0) -> dict[str, Any] | None:
+    """Progress of the rig's newest dealing run of a set, read from its journal.
+
+    The rig (``boardwright deal``) journals every card it routes and every
+    board it finishes (:mod:`dealer.store.journal`); the panel only reads.
+    ``None`` until a run newer than ``after_run`` exists.
+    """
+    from sqlalchemy import func
+
+    from dealer.store.journal import DealingRun, JournalRow
+
+    with store._read() as s:
+        run = s.scalars(select(DealingRun).where(DealingRun.deal_set_id == deal_set_id,
+                                                 DealingRun.id > after_run)
+                        .order_by(DealingRun.id.desc()).limit(1)).first()
+        if run is None:
+            return None
+        counts = dict(s.execute(
+            select(JournalRow.kind, func.count()).where(
+                JournalRow.run_id == run.id,
+                (JournalRow.kind != "drop") | JournalRow.pocket.is_not(None))
+            .group_by(JournalRow.kind)).all())
+        slot = s.scalars(select(JournalRow.slot).where(
+            JournalRow.run_id == run.id, JournalRow.kind == "board")
+            .order_by(JournalRow.id.desc()).limit(1)).first()
+        return {"run_id": run.id, "state": run.state, "boards_done": counts.get("done", 0),
+                "cards_done": counts.get("drop", 0),
+                "current_slot": None if slot is None else int(slot)}
+
+
+def newest_run(store: Store) -> int:
+    """The id of the newest rig run (0 if none), to tell a new run from old ones."""
+    from sqlalchemy import func
+
+    from dealer.store.journal import DealingRun
+
+    with store._read() as s:
+        return int(s.scalar(select(func.max(DealingRun.id))) or 0)

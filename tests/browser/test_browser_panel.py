@@ -41,7 +41,7 @@ def _state(page) -> str:
 
 def test_director_creates_an_event_and_deals_on_the_emulated_machine(server, browser,
                                                                     shot) -> None:
-    base, _app = server
+    base, app = server
     ctx = browser.new_context(**LAPTOP)
     page = ctx.new_page()
     _login(page, base)
@@ -63,20 +63,32 @@ def test_director_creates_an_event_and_deals_on_the_emulated_machine(server, bro
     assert page.locator("table.movement tr").count() == 4  # header + 3 rounds
     assert page.locator(".paircard").count() == 6          # 3 NS + 3 EW pairs
     shot(page, "01-event-created")
+    # The first job runs on the rig (`boardwright deal`: the emulated machine and camera).
+    app.config["DEALING_RUNNER"] = "rig"
     page.click("text=Deal the boards")
+    assert "the rig" in page.inner_text("main")
+    start_url = page.url
+    page.click("#start-dealing")
+    expect(page.locator("[data-bw-field=state]")).to_have_text("done", timeout=60_000)
+    assert page.inner_text("[data-bw-field=boards_done]") == "6"
+    assert page.inner_text("[data-bw-field=cards_done]") == "312"
+    assert "all 6 boards are dealt and checked" in page.inner_text("[data-bw-field=message]")
+    shot(page, "02-dealing-on-the-rig-done")
+    # The panel's own emulator shows an unreadable card and the instruction, then resumes.
+    app.config["DEALING_RUNNER"] = "emulator"
+    page.goto(start_url)
     page.click("#start-dealing")
     # The emulated camera fails once on board 2: the page shows the error and what to do.
     expect(page.locator("[data-bw-field=state]")).to_have_text("error", timeout=20_000)
     assert "could not read the card" in page.inner_text("[data-bw-field=message]")
     assert "press Resume" in page.inner_text("[data-bw-field=instruction]")
-    shot(page, "02-dealing-error")
+    shot(page, "03-dealing-error")
     page.click("#cmd-resume")
     expect(page.locator("[data-bw-field=state]")).to_have_text("done", timeout=30_000)
     assert page.inner_text("[data-bw-field=boards_done]") == "6"
-    shot(page, "03-dealing-done")
-    # A second job: pause, then abort.
-    page.go_back()
-    page.go_back()
+    shot(page, "03b-dealing-done")
+    # A third job: pause, then abort.
+    page.goto(start_url)
     page.click("#start-dealing")
     page.click("#cmd-pause")
     expect(page.locator("[data-bw-field=state]")).to_have_text(re.compile("paused|error"),

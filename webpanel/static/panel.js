@@ -31,6 +31,7 @@ if (dealing) {
         el.textContent = v === null ? "–" : v;
         if (k === "message" || k === "instruction") el.hidden = !v;
       }
+      dealing.dataset.state = st.state;
       const p = dealing.querySelector("[data-bw-progress]");
       if (p) p.value = st.cards_done;
       const img = dealing.querySelector("[data-bw-camera]");
