@@ -194,7 +194,7 @@ def test_store_problems_are_one_line(tmp_path: Path) -> None:
 
 
 def test_demo_runs_the_tour(tmp_path: Path, instance: dict[str, str]) -> None:
-    p = run("demo", env=instance, cwd=tmp_path)
+    p = run("demo", "--no-serve", env=instance, cwd=tmp_path)
     assert p.returncode == 0, (p.stdout, p.stderr)
     assert "Traceback" not in p.stderr and "DIFFERENT" not in p.stdout
     demo = Path(instance["BOARDWRIGHT_INSTANCE"]) / "demo"

@@ -1,8 +1,13 @@
-"""``boardwright serve``: the panel on a local address (waitress-free: werkzeug or gunicorn)."""
+"""``boardwright serve``: the panel on a local address (werkzeug's threaded server).
+
+For a club night on one laptop this is enough; behind a reverse proxy or for
+many tables run it under gunicorn: ``gunicorn 'webpanel:create_app()'``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import secrets
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -10,20 +15,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=5000)
     p.add_argument("--database", help="database URL (default: the instance folder's SQLite)")
+    p.add_argument("--runner", choices=("rig", "emulator"), default="rig",
+                   help="who deals: the rig (boardwright deal) or the panel's own emulator")
+    p.add_argument("--demo", action="store_true",
+                   help="(re)set the password of the director 'demo' and print it")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    serve(args.host, args.port, args.database)
-    return 0
-
-
-def serve(host: str = "127.0.0.1", port: int = 5000, database: str | None = None) -> None:
     from werkzeug.serving import run_simple
 
     from webpanel import create_app
 
-    # Plain http on this machine only: a Secure cookie would never be sent back.
-    local = host in ("127.0.0.1", "localhost", "::1")
-    app = create_app({"DATABASE_URL": database, "SESSION_COOKIE_SECURE": not local})
-    run_simple(host, port, app, threaded=True, use_reloader=False)
+    # Plain http on this machine only: a Secure cookie would never come back over http.
+    local = args.host in ("127.0.0.1", "localhost", "::1")
+    app = create_app({"DATABASE_URL": args.database, "SESSION_COOKIE_SECURE": not local,
+                      "DEALING_RUNNER": args.runner})
+    if args.demo:
+        password = secrets.token_urlsafe(9)
+        with app.app_context():
+            from webpanel.security import set_password
+            set_password("demo", password)
+        print(f"\n7. The panel: http://{args.host}:{args.port}/  (log in as 'demo', "
+              f"password {password})\n   Ctrl+C stops it.", flush=True)
+    else:
+        print(f"The panel: http://{args.host}:{args.port}/  (Ctrl+C stops it)", flush=True)
+    run_simple(args.host, args.port, app, threaded=True, use_reloader=False)
+    return 0

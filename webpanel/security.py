@@ -33,6 +33,16 @@ def create_director(name: str, password: str) -> None:
         s.add(Director(name=name.strip(), password_hash=generate_password_hash(password)))
 
 
+def set_password(name: str, password: str) -> None:
+    """Create the director ``name`` or give it a new password (the demo's director)."""
+    with store().session() as s, s.begin():
+        d = s.scalars(select(Director).where(Director.name == name)).first()
+        if d is None:
+            s.add(Director(name=name, password_hash=generate_password_hash(password)))
+        else:
+            d.password_hash = generate_password_hash(password)
+
+
 def client() -> str:
     return (request.remote_addr or "?")[:100]
 

@@ -31,6 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="folder for the demo's files (default: INSTANCE/demo)")
     p.add_argument("--no-deal", action="store_true",
                    help="skip dealing the set on the emulated machine")
+    p.add_argument("--no-serve", action="store_true",
+                   help="end after the tour instead of starting the panel (for tests)")
     p.set_defaults(func=run)
 
 
@@ -115,7 +117,33 @@ def run(args: argparse.Namespace) -> int:
     if result.ok and result.set_id is not None and not getattr(args, "no_deal", False):
         if deal_on_emulator(result.set_id, settings.database_url, out) != 0:
             return 1
-    return 0 if result.ok else 1
+    if not result.ok or result.set_id is None:
+        return 1
+    demo_event(result.set_id, settings.database_url)
+    if getattr(args, "no_serve", False):
+        return 0
+    return serve_panel()
+
+
+def demo_event(set_id: int, database_url: str, say: Callable[..., None] = print) -> int:
+    """Step 6: a club event on the demo set, ready to deal and score (9-table Mitchell)."""
+    from dealer.store import Store
+    from dealer.store import results as rs
+
+    with Store.open(database_url) as store:
+        ce = rs.create_club_event(store, "boardwright demo pairs",
+                                  date=date.today().strftime("%Y.%m.%d"), tables=9,
+                                  boards_per_round=4, deal_set_id=set_id)
+    say(f"\n6. Created the club event {ce}: a 9-table Mitchell on the 36 boards, 4 a round.")
+    return ce
+
+
+def serve_panel() -> int:
+    """Step 7: start the panel (``boardwright serve``, from the webpanel adapter)."""
+    from dealer.cli import main
+
+    # The core never imports an adapter: the panel is reached through its CLI entry point.
+    return main(["serve", "--demo"])
 
 
 def deal_on_emulator(set_id: int, database_url: str, out: Path,
