@@ -7,6 +7,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -320,3 +321,19 @@ def test_random_sets_round_trip(tmp_path: Path) -> None:
             assert_same(ds, store.load(store.save(ds)))
 
         check()
+
+
+def test_two_processes_write_the_same_sqlite_file(tmp_path: Path) -> None:
+    # The panel and the rig write the same file at once; busy_timeout makes one wait.
+    url = f"sqlite:///{tmp_path / 'shared.sqlite'}"
+    Store.open(url).close()  # migrate first, as `make demo` does
+    code = ("import sys\nfrom dealer.store import Store\nfrom dealer.generate import "
+            "random_dealset\nwith Store.open(sys.argv[1]) as s:\n"
+            "    for _ in range(15):\n        s.save(random_dealset(range(1, 37)))\n")
+    procs = [subprocess.Popen([sys.executable, "-c", code, url], stderr=subprocess.PIPE,
+                              text=True) for _ in range(2)]
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], errors
+    with Store.open(url) as store:
+        sets = store.list()
+    assert len(sets) == 30 and all(s.boards == 36 for s in sets)
