@@ -264,3 +264,25 @@ def test_pads_survive_a_reload_and_ignore_resent_forms(app: Flask) -> None:
     assert page.count("4♠ N") == 1 and 'data-total="NS">NS 420' in page
     r = c.post(url, data={**form, "sid": "d2", "contract": "9S"}, follow_redirects=True)
     assert "contract" in r.get_data(as_text=True).lower()
+
+
+def test_table_card_qr_code_opens_the_tables_entry_page(app: Flask, tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+    cv2 = pytest.importorskip("cv2")
+    zxingcpp = pytest.importorskip("zxingcpp")
+    if shutil.which("pdftoppm") is None:
+        pytest.skip("pdftoppm (poppler-utils) is not installed")
+    c = app.test_client()
+    director(c)
+    ce = new_event(c)
+    (tmp_path / "cards.pdf").write_bytes(c.get(f"/events/{ce}/table-cards.pdf").data)
+    subprocess.run(["pdftoppm", "-r", "150", "-png", "-f", "1", "-l", "1",
+                    str(tmp_path / "cards.pdf"), str(tmp_path / "p")], check=True)
+    image = cv2.imread(str(next(tmp_path.glob("p*.png"))))
+    urls = sorted(b.text for b in zxingcpp.read_barcodes(image))
+    toks = _tokens(app, ce)
+    assert urls == sorted(f"http://localhost/t/{toks[t]}" for t in (1, 2))
+    phone = app.test_client()
+    page = phone.get(urls[0].removeprefix("http://localhost")).get_data(as_text=True)
+    assert "Table A" in page and "Record result" in page
