@@ -11,7 +11,7 @@ about *recording*, while :mod:`dealer.events` holds the rules about
 - :func:`correct` changes fields of a recorded result and writes one audit
   row per changed field (who, when, old, new, reason, and whether it was
   inside the correction period of Law 79C: by default 30 minutes after the
-  results were published, WBF Laws 2017 Law 79C2).
+  results were published, WBF Laws 2017 Law 79C).
 
 >>> from dealer.store import Store
 >>> with Store.open("sqlite://") as st:
@@ -444,7 +444,7 @@ EDITABLE = ("contract", "declarer", "tricks", "lead", "ns", "ew", "ns_artificial
 
 
 def correction_window_open(ce: ClubEvent, at: datetime | None = None) -> bool:
-    """Law 79C2: corrections until ``correction_minutes`` after the results are published."""
+    """Law 79C: corrections until ``correction_minutes`` after the results are published."""
     if ce.published_at is None:
         return True
     at = at or _now()
