@@ -27,8 +27,9 @@ about *recording*, while :mod:`dealer.events` holds the rules about
 from __future__ import annotations
 
 import secrets
+import threading
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -69,6 +70,20 @@ class EntryError(BoardwrightError, ValueError):
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+_SQLITE_WRITES = threading.Lock()
+
+
+@contextmanager
+def _writing(store: Store) -> Iterator[Session]:
+    """A write transaction. On SQLite, threads of one process take turns here: SQLite
+    allows one writer, and its busy handler waits by sleeping (up to 100 ms a time),
+    which made the slowest entries wait seconds under load. Processes still meet at
+    SQLite's own lock."""
+    lock = _SQLITE_WRITES if store.engine.dialect.name == "sqlite" else nullcontext()
+    with lock, store._sessions() as s, s.begin():
+        yield s
 
 
 @contextmanager
@@ -347,7 +362,7 @@ def submit(store: Store, club_event_id: int, section: str, table: int, round_no:
                     declarer=decl, lead=lead, tricks=None if contract.is_passed_out else tricks,
                     score=score, entered_by=who[:100])
     try:
-        with store._sessions() as s, s.begin():
+        with _writing(store) as s:
             s.add(row)
             s.flush()
             s.add(Submission(id=submission_id, result_id=row.id, kind="entry"))
@@ -485,7 +500,7 @@ def _correct(store: Store, result_id: int, *, who: str, reason: str,
     for k in values:
         if k not in EDITABLE:
             raise EntryError(f"{k} cannot be corrected", k)
-    with store._sessions() as s, s.begin():
+    with _writing(store) as s:
         if submission_id is not None and s.get(Submission, submission_id) is not None:
             return Outcome("duplicate", result_id, None, "already recorded; nothing changed")
         row = s.get(ResultRow, result_id, with_for_update=True)
@@ -577,7 +592,7 @@ def director_entry(store: Store, club_event_id: int, section: str, table: int, r
     if artificial is not None:
         row.ns_artificial, row.ew_artificial = (_adj_text(a) for a in artificial)
     try:
-        with store._sessions() as s, s.begin():
+        with _writing(store) as s:
             s.add(row)
     except IntegrityError:
         return _after_race(store, club_event_id, section, table, board, "-")
