@@ -55,6 +55,9 @@ def main() -> None:
                         **where) as emu:  # fmt: skip
         with Machine.open(emu.url, rto=0.02, link_timeout=0.4, answer_timeout=1.0) as m:
             h = Harness(emu, m, idle_timeout=10.0)
+            with emu.hold():
+                # Frames sent before the driver opened the port were never seen: count from here.
+                base_sent, base_seen = emu.noise_out.corrupted, m.stats.bad_total
             for b in range(1, args.boards + 1):
                 actions: dict[int, object] = {}
                 if args.unplug_every and b % args.unplug_every == 0:
@@ -81,8 +84,13 @@ def main() -> None:
                           flush=True)  # fmt: skip
             with emu.hold():  # nothing half-way down the cable while counters are read
                 st = m.stats
-                host_bad, damaged_to_host = st.bad_total, emu.noise_out.corrupted
+                damaged_to_host = emu.noise_out.corrupted - base_sent
                 cut_off = emu.endpoint.discarded_frames
+                deadline = time.monotonic() + 10  # a loaded reader may still be decoding
+                while (st.bad_total - base_seen < damaged_to_host - cut_off
+                       and time.monotonic() < deadline):  # fmt: skip
+                    time.sleep(0.02)
+                host_bad = st.bad_total - base_seen
                 machine_bad, damaged_to_machine = emu.stats.bad_frames_in, emu.noise_in.corrupted
                 summary = {
                     "driver_retransmissions": st.retransmissions,

@@ -70,6 +70,8 @@ class DriverStats:
     retransmissions: int = 0
     link_lost: int = 0
     reconnects: int = 0
+    reopens: int = 0
+    write_timeouts: int = 0
     power_cuts: int = 0
 
     @property
@@ -315,6 +317,11 @@ class Machine:
                 return  # the supervisor is reopening; retransmission covers the gap
             try:
                 port.write(data)
+            except serial.SerialTimeoutException:
+                # The machine is not reading (busy, or flow-controlled): not a dead
+                # port. Drop the write; retransmission covers it. Reopening would
+                # flush the input queue and lose frames already received.
+                self.stats.write_timeouts += 1
             except (serial.SerialException, OSError):
                 self._port_failed = True
 
@@ -547,6 +554,7 @@ class Machine:
                 self.stats.reconnects += 1
 
     def _reopen(self) -> None:
+        self.stats.reopens += 1
         with self._write_lock:
             old, self._port = self._port, None
             if old is not None:

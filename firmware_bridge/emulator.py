@@ -272,13 +272,18 @@ class Emulator:
         self._wake()
 
     @contextlib.contextmanager
-    def hold(self, settle: float = 0.5) -> Iterator[None]:
-        """Freeze the machine (nothing sent) and let the line drain for ``settle`` s.
+    def hold(self, settle: float = 0.2, limit: float = 10.0) -> Iterator[None]:
+        """Freeze the machine (nothing new sent) once its queued bytes are out.
 
         Lets a test compare the emulator's counters with the driver's without a
-        frame being half-way down the cable.
+        frame half-way down the cable: queued bytes are flushed (a loaded host
+        may read them late), then ``settle`` seconds pass before the body runs.
         """
         with self._lock:
+            deadline = time.monotonic() + limit
+            while self.endpoint.wants_write() and time.monotonic() < deadline:
+                self.endpoint.flush()
+                time.sleep(0.005)
             time.sleep(settle)
             yield
 
