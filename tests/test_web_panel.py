@@ -286,3 +286,43 @@ def test_table_card_qr_code_opens_the_tables_entry_page(app: Flask, tmp_path: Pa
     phone = app.test_client()
     page = phone.get(urls[0].removeprefix("http://localhost")).get_data(as_text=True)
     assert "Table A" in page and "Record result" in page
+
+
+@pytest.mark.parametrize(("kind", "form", "entries", "totals"), [
+    ("rubber", {}, [{"contract": "4S", "declarer": "N", "tricks": "10"},
+                    {"contract": "3NT", "declarer": "E", "tricks": "7"}],
+     ['data-total="WE">WE 220', 'data-total="THEY">THEY 0']),  # 120 + E two down
+    ("chicago", {"scoring": "russian"},
+     [{"contract": "4H", "declarer": "S", "tricks": "10", "hcp_ns": "26"}],
+     ['data-total="NS">NS 2', 'data-total="EW">EW -2']),  # 420 v target 350: 2 IMPs
+    ("minibridge", {}, [{"side": "EW", "kind": "game", "strain": "NT", "tricks": "9"}],
+     ['data-total="NS">NS 0', 'data-total="EW">EW 400']),
+    ("tigerbridge", {}, [{"side": "NS", "bid": "6", "taken": "7"}],
+     ['data-total="NS">NS 0']),
+])
+def test_every_pad_kind_records_and_reloads(app: Flask, kind, form, entries, totals) -> None:
+    c = app.test_client()
+    tok = csrf(c, "/pads/")
+    url = c.post("/pads/new", data={"csrf_token": tok, "kind": kind, "name": kind,
+                                    **form}).headers["Location"]
+    for i, e in enumerate(entries):
+        r = c.post(url, data={"csrf_token": tok, "sid": f"e{i}", **e}, follow_redirects=True)
+        assert 'class="flash error"' not in r.get_data(as_text=True), r.get_data(as_text=True)
+    page = app.test_client().get(url).get_data(as_text=True)
+    for t in totals:
+        assert t in page
+    assert page.count("<tr><td>") == len(entries)
+
+
+def test_flask_commands_init_db_and_create_director(tmp_path: Path) -> None:
+    app = make_app(f"sqlite:///{tmp_path / 'cli.sqlite'}")
+    runner = app.test_cli_runner()
+    assert "database ready" in runner.invoke(args=["init-db"]).output
+    out = runner.invoke(args=["create-director", "ann"], input="longpassword\nlongpassword\n")
+    assert "director ann created" in out.output
+    c = app.test_client()
+    r = c.post("/login", data={"csrf_token": csrf(c, "/login"), "name": "ann",
+                               "password": "longpassword"})
+    assert r.status_code == 302
+    bad = runner.invoke(args=["create-director", "bob"], input="short\nshort\n")
+    assert bad.exit_code != 0 and "8 characters" in bad.output
