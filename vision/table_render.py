@@ -347,12 +347,14 @@ def play_scenes(tricks: Sequence[Sequence[tuple[int, Card]]], players: int, *,
             yield ScenePlan(lit(scene.copy()), int(rng.integers(d.settle_frames[0],
                                                                 d.settle_frames[1] + 1)),
                             f"trick {t_no + 1}: {card} in zone {seat}")
-        # The trick is over: everyone turns their card face down, then keeps it.
-        for seat, _ in trick:
-            p = scene.zones[seat]
-            assert p is not None
-            scene.zones[seat] = replace(p, face_up=False)
-        yield ScenePlan(lit(scene.copy()), 2, f"trick {t_no + 1} turned")
+        # The trick is over: everyone turns their card face down, then keeps it. A trick
+        # cut short by a claim is gathered up as it lies.
+        if len(trick) == players:
+            for seat, _ in trick:
+                p = scene.zones[seat]
+                assert p is not None
+                scene.zones[seat] = replace(p, face_up=False)
+            yield ScenePlan(lit(scene.copy()), 2, f"trick {t_no + 1} turned")
         scene.zones = [None] * players
         yield ScenePlan(lit(scene.copy()), 1, "zones cleared")
 

@@ -120,9 +120,20 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def canvas_of(face: np.ndarray) -> np.ndarray:
-    """The upright face on a dark 640×480 canvas, as the gate camera would show it."""
+    """The upright face on a dark 640×480 canvas, as the gate camera would show it.
+
+    Two corrections make a table view look like the gate: a flat field (the
+    paper is brought to one brightness, so dim or uneven light does not shift
+    the ink colour and shape scores) and an unsharp mask (the face was
+    magnified about 2x, which blurs the gap between rank and suit shut).
+    """
+    paper = cv2.dilate(face.max(axis=2), np.ones((9, 9), np.uint8))  # ink removed
+    paper = cv2.GaussianBlur(paper, (0, 0), 12).astype(np.float32)
+    gain = (235.0 / np.maximum(paper, 40.0))[..., None]
+    flat = np.clip(face.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+    soft = cv2.GaussianBlur(flat, (0, 0), 2.0)
     canvas = np.full((CANVAS_H, CANVAS_W, 3), 30, np.uint8)
-    canvas[30:30 + FACE_H, 170:170 + FACE_W] = face
+    canvas[30:30 + FACE_H, 170:170 + FACE_W] = cv2.addWeighted(flat, 1.8, soft, -0.8, 0)
     return canvas
 
 
@@ -399,7 +410,8 @@ class TableWatcher:
         t = self.record.tricks[self._trick]
         if not t.entries or self.record.is_complete:
             return
-        if any(self.zones[e.seat].committed == self._trick or self.zones[e.seat].kind == "face"
+        # Turned face down, not just gone: a claim gathers the cards without turning them.
+        if any(self.zones[e.seat].committed == self._trick or self.zones[e.seat].kind != "back"
                for e in t.entries):
             return
         while not self._trick_full() and self.record.next_seat is not None:
