@@ -1,7 +1,7 @@
 """The table watcher over recorded play: attributed, unconfirmed, wrong, revokes, frame time.
 
-Boards with recorded play (PBN ``Play`` sections, default the RealBridge event
-``endplay/example2.pbn``, then ``example1.lin``) are rendered by the emulated
+Boards with recorded play (the corpus files ``endplay/example1.lin`` and
+``example1.pbn``, then the RealBridge event ``example2.pbn``) are rendered by the emulated
 overhead camera (:mod:`vision.table_render`) with the standard disturbances
 and read back by :class:`vision.table_watch.TableWatcher`. Every recorded
 card is compared with the truth:
@@ -88,7 +88,7 @@ def plant_revoke(contract: Contract, deal: Deal, tricks: Tricks,
 
 def load_boards(n: int) -> list[Board]:
     out: list[Board] = []
-    for name in ("example2.pbn", "example1.lin", "example3.pbn"):
+    for name in ("example1.lin", "example1.pbn", "example2.pbn", "example3.pbn"):
         for b in formats.read(SHARED / name):
             if len(out) >= n:
                 return out

@@ -45,6 +45,7 @@ from dealer.board import Board
 from dealer.cards import Card, Suit
 from dealer.contract import Contract
 from dealer.errors import BoardwrightError
+from dealer.games.bugger import BuggerGame
 from dealer.hand import Hand
 from dealer.seats import Seat
 
@@ -111,7 +112,8 @@ class PlayRecord:
     def __init__(self, players: int = 4, *, trump: Suit | None, leader: int, tricks: int = 13,
                  hands: Sequence[Hand] | None = None, dummy: int | None = None,
                  names: Sequence[str] | None = None,
-                 rank_order: Sequence[int] | None = None) -> None:
+                 rank_order: Sequence[int] | None = None,
+                 out_of_play: Iterable[Card] = ()) -> None:
         if not 3 <= players <= 10:
             raise PlayRecordError(f"a table has 3 to 10 players, not {players}")
         if players * tricks > 52:
@@ -125,6 +127,7 @@ class PlayRecord:
         self.rank_order = list(rank_order) if rank_order is not None else None
         self.tricks: list[RecordedTrick] = [RecordedTrick(leader)]
         self.irregularities: list[str] = []
+        self.out_of_play = {int(c) for c in out_of_play}  # e.g. Bugger's turned-up trump card
 
     # -- state ---------------------------------------------------------------------
     @property
@@ -194,6 +197,8 @@ class PlayRecord:
         Only hard facts count: played before, or outside a known hand (a
         revoke is possible, so not following suit is never "impossible").
         """
+        if int(card) in self.out_of_play:
+            return f"{card} is not in play (the turned-up card)"
         for i, e in self.entries():
             if e.card == card and not (trick == i and e.seat == seat):
                 return f"{card} was already played (trick {i + 1}, {self.names[e.seat]})"
@@ -494,3 +499,42 @@ def beer_card(record: PlayRecord, contract: Contract) -> str | None:
     name = record.names[w]
     payer = "dummy" if w in side else "partner"
     return f"Beer Card: {name} won the last trick with ♦7; {payer} buys the beer"
+
+
+# --------------------------------------------------------------------------- Bugger Bridge
+def bugger_record(game: BuggerGame) -> PlayRecord:
+    """A record for the Bugger Bridge round in progress: the dealer's left leads (seed 001).
+
+    Seats are indices into ``game.players``; the turned-up card (if any) is
+    trump and out of play.
+    """
+    r = game.current
+    if r is None:
+        raise PlayRecordError("no Bugger Bridge round is in progress: start one first")
+    n = len(game.players)
+    turned = [r.turned] if r.turned is not None else []
+    return PlayRecord(n, trump=r.trump, leader=(r.dealer + 1) % n, tricks=r.spec.cards,
+                      names=game.players, out_of_play=turned)
+
+
+def score_bugger_round(game: BuggerGame, record: PlayRecord) -> dict[str, int]:
+    """Feed a watched round into the score pad: tricks per player, or a revoke penalty.
+
+    A proven revoke costs the (first) offender 10 and the round is redealt by
+    the same dealer (seed 001 "Revoke"); the points are then empty. Every card
+    must be known first: unconfirmed cards are named in the error.
+    """
+    if not record.is_complete:
+        raise PlayRecordError(f"the round is not over: {len(record.tricks)} of "
+                              f"{record.n_tricks} tricks recorded")
+    open_cards = record.unconfirmed()
+    if open_cards:
+        where = ", ".join(f"trick {t} {record.names[e.seat]}" for t, e in open_cards)
+        raise PlayRecordError(f"confirm these cards first: {where}")
+    revokes = record.revokes()
+    if revokes:
+        game.penalty(game.players[revokes[0].seat], "revoke: " + revokes[0].describe(record.names))
+        return {}
+    won = record.tricks_won()
+    assert won is not None
+    return game.record_tricks({game.players[s]: k for s, k in won.items()})

@@ -192,7 +192,7 @@ class TableCamera:
         self.d = disturbances
         self.rng = np.random.default_rng(seed)
         self._felt = _felt(seed % 4)
-        self._noise = [_noise(k, disturbances.noise) for k in range(3)] if disturbances.noise else []
+        self._noise = [_noise(k, disturbances.noise) for k in range(4)] if disturbances.noise else []
         self._back = render_back()
 
     def _face(self, card: Card) -> np.ndarray:
@@ -241,8 +241,7 @@ class TableCamera:
                 py = y0 + (r // 2) * 52
                 if px + w > x1 or py + h > y1:
                     continue
-                small = cv2.resize(self._face(c), (w, h), interpolation=cv2.INTER_AREA)
-                frame[py:py + h, px:px + w] = small
+                frame[py:py + h, px:px + w] = _small_face(int(c), self.design, self.deck_id, w, h)
 
     def _draw_arm(self, frame: np.ndarray, seat: int, over: float) -> None:
         ex, ey = self.layout.reach[seat]
@@ -260,10 +259,15 @@ class TableCamera:
         if abs(scene.light - 1.0) > 1e-3:
             frame = cv2.convertScaleAbs(frame, alpha=scene.light)
         if self._noise:
-            pos, neg = self._noise[int(self.rng.integers(0, len(self._noise)))]
-            dx = int(self.rng.integers(0, 8))  # shift the field so frames differ
-            frame = cv2.subtract(cv2.add(frame, np.roll(pos, dx, axis=1)), neg)
+            k = int(self.rng.integers(0, len(self._noise)))  # fresh-looking noise each frame
+            pos = self._noise[k][0]
+            frame = cv2.subtract(cv2.add(frame, pos), self._noise[(k + 1) % len(self._noise)][1])
         return frame
+
+
+@lru_cache(maxsize=128)
+def _small_face(card: int, design: DeckDesign, deck_id: int, w: int, h: int) -> np.ndarray:
+    return cv2.resize(_face_cached(card, design, deck_id), (w, h), interpolation=cv2.INTER_AREA)
 
 
 @lru_cache(maxsize=128)
@@ -304,11 +308,14 @@ class _Light:
 
 def play_scenes(tricks: Sequence[Sequence[tuple[int, Card]]], players: int, *,
                 dummy: tuple[int, Sequence[Card]] | None = None, seed: int = 0,
-                disturbances: Disturbances = STANDARD) -> Iterator[ScenePlan]:
+                disturbances: Disturbances = STANDARD,
+                turned: tuple[int, Card] | None = None) -> Iterator[ScenePlan]:
     """The table over time for ``tricks`` (each a list of (seat, card) in play order).
 
     ``dummy`` is (dummy's seat, dummy's 13 cards): laid out after the opening
-    lead, a card leaving the layout when dummy plays it.
+    lead, a card leaving the layout when dummy plays it. ``turned`` is
+    (dealer's seat, card) for Bugger Bridge: the turned-up trump card is shown
+    in the dealer's zone before the lead, then put on the stock.
     """
     d = disturbances
     rng = np.random.default_rng(seed)
@@ -323,6 +330,11 @@ def play_scenes(tricks: Sequence[Sequence[tuple[int, Card]]], players: int, *,
         return s
 
     yield ScenePlan(lit(scene.copy()), 2, "empty table")
+    if turned is not None:
+        scene.zones[turned[0]] = Placed(turned[1], True, float(rng.uniform(-d.jitter_deg, d.jitter_deg)))
+        yield ScenePlan(lit(scene.copy()), 4, f"turned-up card {turned[1]}")
+        scene.zones[turned[0]] = None
+        yield ScenePlan(lit(scene.copy()), 2, "turned-up card put on the stock")
     for t_no, trick in enumerate(tricks):
         for k, (seat, card) in enumerate(trick):
             crooked = rng.random() < d.crooked_prob

@@ -205,7 +205,8 @@ class TableWatcher:
     """Watch a table through ``layout``'s zones and write the play into ``record``."""
 
     def __init__(self, layout: TableLayout, reader: Reader | None, record: PlayRecord, *,
-                 settle: int = 2, reads_per_frame: int = 1, retries: int = 6) -> None:
+                 settle: int = 2, reads_per_frame: int = 1, retries: int = 6,
+                 trump_seat: int | None = None) -> None:
         if layout.players != record.players:
             raise BoardwrightError(f"the layout has {layout.players} zones but the record "
                                    f"{record.players} players")
@@ -220,6 +221,9 @@ class TableWatcher:
         self._order = 0
         self._revokes: set[tuple[int, int]] = set()
         self._reads_left = reads_per_frame
+        # Bugger Bridge: before the lead the dealer shows the turned-up card in their zone.
+        self.trump_seat = trump_seat
+        self.trump_card: Card | None = None
 
     # -- public ----------------------------------------------------------------------
     def feed(self, frame: np.ndarray | None) -> list[WatchEvent]:
@@ -271,8 +275,22 @@ class TableWatcher:
             self._look(seat, frame[y0:y1, x0:x1])
         self._maybe_close()
 
+    def _awaiting_trump(self) -> bool:
+        return (self.trump_seat is not None and self.trump_card is None
+                and not any(True for _ in self.record.entries()))
+
+    def confirm_trump(self, card: Card | str) -> None:
+        """A person names the turned-up card when the camera could not read it."""
+        c = Card.parse(card) if isinstance(card, str) else card
+        self.trump_card = c
+        self.record.trump = c.suit
+        self.record.out_of_play.add(int(c))
+        self._event("trump", 1, self.trump_seat, c, "confirmed by hand")
+
     def _wants_reread(self, seat: int) -> bool:
         """Read again while this seat's card is unconfirmed or waiting without a read."""
+        if self._awaiting_trump() and seat == self.trump_seat:
+            return True
         p = self._pending.get(seat)
         if p is not None:
             return not p.outcome.accepted
@@ -324,6 +342,16 @@ class TableWatcher:
 
     def _seen(self, seat: int, outcome: Outcome) -> None:
         z = self.zones[seat]
+        if z.committed == -1:
+            return  # the turned-up card, seen again
+        if self._awaiting_trump() and seat == self.trump_seat:
+            if isinstance(outcome, Read) and outcome.card is not None:
+                self.trump_card = outcome.card
+                self.record.trump = outcome.card.suit
+                self.record.out_of_play.add(int(outcome.card))
+                z.committed = -1
+                self._event("trump", 1, seat, outcome.card, f"trump is {outcome.card.suit.letter}")
+            return
         if z.committed is not None:  # the card already recorded, seen again
             entry = self._entry(z.committed, seat)
             if entry is not None:
