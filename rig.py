@@ -363,6 +363,7 @@ class EmulatedOperator:
         self.injected: Counter[str] = Counter()
         self.todo: Any = None  # a finished board to take out once the machine stands still
         self.reuse: list[PhysicalCard] | None = None
+        self.put_aside: list[PhysicalCard] = []
         self.last_deck = "2"
 
     # -- boards
@@ -425,6 +426,9 @@ class EmulatedOperator:
 
     def handle(self, notice: Notice, rig: Rig) -> None:
         code = notice.code
+        if code == "duplicate" and self.camera.cards:
+            # The card the notice is about is the one just seen at the gate.
+            self.put_aside.append(next(reversed(self.camera.cards.values())))
         if code in ("insert",):
             self.insert(rig)
         elif code == "wrong_board":
@@ -451,11 +455,12 @@ class EmulatedOperator:
             else:
                 self.insert(rig)
         elif code == "refeed":
-            self._refeed()
+            self._refeed(rig)
         elif code == "missing":
-            self._refeed()
-            self.emu.load_hopper(self.aside)
-            self.aside = []
+            found, self.aside = self.aside, []
+            self.emu.hopper[:0] = found  # on the hopper before the tray is touched
+            self._refeed(rig)
+            self.emu.load_hopper([])  # "cards added": the machine may say empty again
         elif code == "double_feed":
             self.emu.return_rejects(2)
         elif code == "jam":
@@ -465,17 +470,22 @@ class EmulatedOperator:
         elif code == "hopper_empty":
             self.emu.load_hopper(standard_deck())
 
-    def _refeed(self) -> None:
-        """Put back what belongs to the deck; jokers and strays are put aside."""
+    def _refeed(self, rig: Rig) -> None:
+        """Put back what belongs to the deck; jokers, strays and second copies go aside."""
         keep = []
         for pc in self._take_rejects():
             if pc.joker or pc.deck_id == "77":
+                continue
+            if pc in self.put_aside:  # the session called it a second copy
+                self.put_aside.remove(pc)
                 continue
             keep.append(pc if pc.face_up else dataclasses.replace(pc, face_up=True))
         self.emu.hopper[:0] = keep
 
     def _take_rejects(self) -> list[PhysicalCard]:
         """Empty the reject tray into the operator's hand (not onto the hopper)."""
+        if not self.emu.rejects:
+            return []  # (returning nothing would still tell the machine cards were added)
         back = self.emu.return_rejects()
         del self.emu.hopper[: len(back)]
         return back
@@ -634,6 +644,15 @@ class Rig:
         except MachineError:
             pass  # refused (cover open, jam) or link down: an event will bring us back
 
+    def _check_hopper(self) -> None:
+        """A full board with cards still on the hopper: the deck had more than 52."""
+        try:
+            st = self.m.state()
+        except MachineError:
+            return
+        if not st.faults & proto.Fault.HOPPER_EMPTY:
+            self.tell(self.session.hopper_not_empty())
+
     def _stop_machine(self) -> None:
         try:
             self.m.pause()
@@ -740,6 +759,7 @@ class Rig:
                 return
             if s.state == "board_done":
                 self._stop_machine()
+                self._check_hopper()
             if e.pocket is not None:
                 self.operator.after_drop(self)
             self.tell(notices)

@@ -86,7 +86,10 @@ def soak(args: argparse.Namespace) -> dict:
         wall = time.monotonic() - t0
     surfaced = {
         "unreadable": (r.injected["unreadable"], r.notices["unreadable"]),
-        "duplicate": (r.injected["duplicate"], r.notices["duplicate"]),
+        # A second copy that was still on the hopper when the board was full is reported
+        # as cards left over (or, if already fed, as an extra card) instead.
+        "duplicate": (r.injected["duplicate"],
+                      r.notices["duplicate"] + r.notices["left_over"] + r.notices["extra"]),
         "missing": (r.injected["missing"], r.notices["missing"]),
         "jam": (r.injected["jam"], r.notices["jam"]),
         "power_cut": (r.injected["power_cut"], r.notices["power_cut"]),

@@ -473,6 +473,13 @@ class DealingSession:
             return self._note(say.hopper_empty(where))
         return self._note(say.missing_cards(missing, where))
 
+    def hopper_not_empty(self) -> list[Notice]:
+        """The board is full and the machine still has cards: the deck had more than 52."""
+        cur = self.current
+        if self.state != "board_done" or cur is None:
+            return []
+        return self._note(say.left_over(cur.label))
+
     def double_feed(self, cards: int) -> list[Notice]:
         return self._note(say.double_feed(cards))
 

@@ -76,6 +76,12 @@ def extra_card(where: str, card: Card | None) -> Notice:
                   "it went to the reject tray", "take it out of the reject tray", stop=False)
 
 
+def left_over(where: str) -> Notice:
+    return Notice("left_over", f"{where}: cards are left on the hopper after the 52 were dealt: "
+                  "the deck has too many cards (a second copy, a joker or a stray card)",
+                  "take them off the hopper and check the deck before the next board")
+
+
 def missing_cards(cards: list[Card], where: str) -> Notice:
     n = len(cards)
     return Notice("missing", f"{where}: the deck is missing {n} card{'s' * (n != 1)}: {_cards(cards)}",

@@ -221,6 +221,12 @@ class ScanSession:
     def machine_fault(self, notice: Notice) -> list[Notice]:
         return self._note(notice)
 
+    def hopper_not_empty(self) -> list[Notice]:
+        cur = self.current
+        if self.state != "board_done" or cur is None:
+            return []
+        return self._note(say.left_over(f"board {cur.number}"))
+
     def double_feed(self, cards: int) -> list[Notice]:
         # Both cards left before the gate, in order: back on top of the hopper keeps the order.
         return self._note(say.double_feed(cards))

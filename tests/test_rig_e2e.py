@@ -200,18 +200,16 @@ def test_sigkill_mid_board_then_restart_resumes_from_the_journal(tmp_path):
     assert len({(e.slot, e.card) for e in entries}) == 3 * 52
 
 
-def test_the_deal_command_reports_bad_input_in_one_line(tmp_path):
-    exe = Path(sys.executable).parent / "boardwright"
-    p = subprocess.run([str(exe), "deal", str(tmp_path / "nope.pbn"), "--machine", "emulator",
-                        "--db", f"sqlite:///{tmp_path}/x.sqlite"], capture_output=True, text=True,
-                       timeout=60)
-    assert p.returncode == 2
-    assert p.stderr.startswith("boardwright: ") and "nope.pbn" in p.stderr
-    assert "Traceback" not in p.stderr
-    p = subprocess.run([str(exe), "deal", "1", "--machine", "emulator", "--faults", "gremlin@2",
-                        "--db", f"sqlite:///{tmp_path}/x.sqlite"], capture_output=True, text=True,
-                       timeout=60)
-    assert p.returncode == 2 and "gremlin@2" in p.stderr and "Traceback" not in p.stderr
+def test_the_deal_command_reports_bad_input_in_one_line(tmp_path, capsys):
+    from dealer.cli import main
+
+    db = f"sqlite:///{tmp_path}/x.sqlite"
+    assert main(["deal", str(tmp_path / "nope.pbn"), "--machine", "emulator", "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("boardwright: ") and "nope.pbn" in err and len(err.splitlines()) == 1
+    assert main(["deal", "1", "--machine", "emulator", "--faults", "gremlin@2", "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert "gremlin@2" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("faults", ["jam@1,duplicate@2"])
