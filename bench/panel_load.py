@@ -288,15 +288,17 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--backends", default="sqlite,postgresql")
-    ap.add_argument("--workers", type=int, default=3)
-    ap.add_argument("--threads", type=int, default=8)
+    # SQLite has one writer at a time: one worker process whose threads take turns beats
+    # several processes meeting at SQLite's lock (measured: 147 v 111 req/s, p99 1.1 v 1.8 s).
+    ap.add_argument("--workers", type=int, help="gunicorn workers (sqlite 1, postgresql 3)")
+    ap.add_argument("--threads", type=int, help="threads a worker (sqlite 16, postgresql 8)")
     a = ap.parse_args()
     runs = []
     for name in a.backends.split(","):
         if name == "sqlite":
             folder = Path(tempfile.mkdtemp(prefix="bw-bench-sqlite-"))
             runs.append(run_backend("sqlite", f"sqlite:///{folder / 'bw.sqlite'}", a.seconds,
-                                    a.workers, a.threads))
+                                    a.workers or 1, a.threads or 16))
             if not os.environ.get("BW_BENCH_KEEP"):
                 shutil.rmtree(folder, ignore_errors=True)
             else:
@@ -304,8 +306,8 @@ def main() -> int:
         elif name == "postgresql":
             pg = PgCluster()
             try:
-                runs.append(run_backend("postgresql", pg.start(), a.seconds, a.workers,
-                                        a.threads))
+                runs.append(run_backend("postgresql", pg.start(), a.seconds, a.workers or 3,
+                                        a.threads or 8))
             finally:
                 pg.stop()
     ok = all(r["lost"] == 0 and r["duplicated"] == 0 and r["p99_ms"] is not None
