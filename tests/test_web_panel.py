@@ -326,3 +326,22 @@ def test_flask_commands_init_db_and_create_director(tmp_path: Path) -> None:
     assert r.status_code == 302
     bad = runner.invoke(args=["create-director", "bob"], input="short\nshort\n")
     assert bad.exit_code != 0 and "8 characters" in bad.output
+
+
+def test_recorded_play_is_checked_and_replayed_trick_by_trick(app: Flask) -> None:
+    c = app.test_client()
+    director(c)
+    ce = new_event(c)
+    tok = _tokens(app, ce)[1]
+    _enter(c, tok, 1, sid="p1")
+    with app.app_context():
+        rid = rs.results(store(), ce)[0].id
+    t = csrf(c, f"/events/{ce}/desk/")
+    bad = c.post(f"/events/{ce}/desk/result/{rid}", data={
+        "csrf_token": t, "action": "play", "play": "HK H2 H3 H4\nHK S2 S3 S4"})
+    assert bad.status_code == 400 and "HK was already played" in bad.get_data(as_text=True)
+    c.post(f"/events/{ce}/desk/result/{rid}", data={
+        "csrf_token": t, "action": "play", "play": "HK H2 H3 H4\nS10 S2 S3 SA\nCA - - -"})
+    page = c.get(f"/events/{ce}/play/{rid}").get_data(as_text=True)
+    assert re.findall(r"<li>([^<]*)</li>", page) == ["HK H2 H3 H4", "ST S2 S3 SA", "CA - - -"]
+    assert "data-bw-replay" in page

@@ -29,7 +29,7 @@ def show(ce_id: int) -> str:
                for b in s.boards if (sec, s.table, b) not in entered]
     return render_template("desk/show.html", ce=ce, name=name, date=date, scored=scored,
                            changes=rs.changes(store(), ce_id), missing=missing,
-                           window_open=rs.correction_window_open(ce), board_filter=request.args.get("board", type=int))
+                           window_open=rs.correction_window_open(ce))
 
 
 @bp.route("/rankings.json")
@@ -64,6 +64,10 @@ def correct(ce_id: int, result_id: int) -> Response:
         version = int(f.get("version", ""))
     except ValueError:
         version = None
+    if action == "play":
+        n = rs.set_play(store(), row.id, f.get("play", "")[:2000], who=who())
+        flash(f"Board {row.board} table {row.table_no}: recorded play of {n} tricks.", "ok")
+        return _back(ce_id)
     if action == "swap":
         out = rs.swap_pairs(store(), row.id, who=who(), reason=reason)
     elif action == "artificial":

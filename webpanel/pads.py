@@ -13,6 +13,7 @@ from typing import Any
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
+from dealer.errors import BoardwrightError
 from dealer.pads import KINDS, PadError
 from dealer.store import pads as store_pads
 from webpanel.db import store
@@ -38,13 +39,8 @@ def new() -> Response | tuple[str, int]:
         setup = {"scoring": request.form.get("scoring", "chicago")}
     try:
         token = store_pads.create(store(), kind, request.form.get("name", ""), setup)
-    except PadError as exc:
+    except BoardwrightError as exc:  # PadError, or the game's own (e.g. 11 players)
         return render_template("pads/index.html", kinds=KINDS, error=str(exc)), 400
-    except Exception as exc:  # the game classes raise their own errors for bad setups
-        from dealer.errors import BoardwrightError
-        if isinstance(exc, BoardwrightError):
-            return render_template("pads/index.html", kinds=KINDS, error=str(exc)), 400
-        raise
     return redirect(url_for("pads.show", token=token))
 
 

@@ -39,7 +39,6 @@ def score_event(store: Store, ce_id: int) -> Scored:
     m = rs.movement(store, ce_id, ce.sections[0])
     rows = rs.results(store, ce_id)
     out = Scored()
-    by_id = {r.id: r for r in rows}
     lines = rs.as_results(rows)
     for r in rows:
         out.travellers.setdefault(r.board, [])
@@ -67,5 +66,4 @@ def score_event(store: Store, ce_id: int) -> Scored:
     for board, tl in out.travellers.items():
         freq = Counter(r.score for r, _, _ in tl if r.score is not None)
         out.frequencies[board] = sorted(freq.items(), reverse=True)
-    del by_id
     return out

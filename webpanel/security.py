@@ -13,6 +13,7 @@ from typing import Any
 
 from flask import current_app, redirect, request, session, url_for
 from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from dealer.store.panel_models import Director, LoginFailure
@@ -29,8 +30,11 @@ def create_director(name: str, password: str) -> None:
         raise ValueError("the password needs at least 8 characters")
     if not name.strip() or len(name) > 100:
         raise ValueError("the name must be 1 to 100 characters")
-    with store().session() as s, s.begin():
-        s.add(Director(name=name.strip(), password_hash=generate_password_hash(password)))
+    try:
+        with store().session() as s, s.begin():
+            s.add(Director(name=name.strip(), password_hash=generate_password_hash(password)))
+    except IntegrityError:
+        raise ValueError(f"there is already a director called {name.strip()!r}") from None
 
 
 def set_password(name: str, password: str) -> None:

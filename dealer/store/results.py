@@ -26,6 +26,7 @@ about *recording*, while :mod:`dealer.events` holds the rules about
 
 from __future__ import annotations
 
+import re
 import secrets
 import threading
 from collections.abc import Iterable, Iterator
@@ -597,3 +598,34 @@ def director_entry(store: Store, club_event_id: int, section: str, table: int, r
     except IntegrityError:
         return _after_race(store, club_event_id, section, table, board, "-")
     return Outcome("recorded", row.id, None, _describe(row))
+
+
+_CARD = re.compile(r"^[SHDC][2-9TJQKA]$|^-$")
+
+
+def set_play(store: Store, result_id: int, text: str, *, who: str) -> int:
+    """Attach the recorded play (PBN ``Play`` section: a trick a line, ``-`` for a card
+    not played); returns the number of tricks. Every card is checked; none twice."""
+    tricks = [ln.upper().replace("10", "T").split() for ln in text.strip().splitlines()
+              if ln.strip() and not ln.lstrip().startswith(";")]
+    seen: set[str] = set()
+    for n, trick in enumerate(tricks, 1):
+        if len(trick) > 4 or n > 13:
+            raise EntryError(f"trick {n}: a trick has at most 4 cards and a deal 13 tricks",
+                             "play")
+        for card in trick:
+            if not _CARD.match(card):
+                raise EntryError(f"trick {n}: {card[:10]!r} is not a card (e.g. SA, H7, -)",
+                                 "play")
+            if card != "-" and card in seen:
+                raise EntryError(f"trick {n}: {card} was already played", "play")
+            seen.add(card)
+    with _writing(store) as s:
+        row = s.get(ResultRow, result_id)
+        if row is None:
+            raise EntryError(f"there is no result {result_id}")
+        s.add(ResultChange(result_id=row.id, who=who[:100], field="play",
+                           old=f"{len((row.play or '').splitlines())} tricks",
+                           new=f"{len(tricks)} tricks", reason="recorded play"))
+        row.play = "\n".join(" ".join(t) for t in tricks)
+    return len(tricks)
