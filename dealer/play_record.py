@@ -452,7 +452,8 @@ def to_board(record: PlayRecord, board: Board, contract: Contract) -> Board:
                 known.append(e.seat)
             row = [str(by_seat[(leader + k) % 4]) if (leader + k) % 4 in known else "-"
                    for k in range(4)]
-            rows.append(" ".join(row))
+            if known:
+                rows.append(" ".join(row))
             complete = False
             break
         rows.append(" ".join(row))

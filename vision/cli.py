@@ -8,6 +8,7 @@ Examples::
     boardwright vision print-deck -o deck.pdf --deck 7 --symbology code128
     boardwright vision render synthetic:design=dutch,distortions=glare -o /tmp/look
     boardwright vision bench --frames 2000
+    boardwright vision watch example1.lin --board 1 --pbn play.pbn --lin play.lin
 
 ``read`` prints one JSON object per frame: ``{"frame": ..., "card": "SA"}`` or
 ``{"frame": ..., "reject": "blurred", "detail": ...}``; a frame that could not
@@ -62,6 +63,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     pd.add_argument("--boards", help="also board stickers, e.g. 1-36")
     pd.add_argument("--jokers", type=int, default=0)
     pd.set_defaults(func=_print_deck)
+
+    w = vs.add_parser("watch", help="record the play from the table camera (emulated from a file)")
+    w.add_argument("file", help="PBN or LIN file with the recorded play to replay at the table")
+    w.add_argument("--board", type=int, help="board number (default: the first with play)")
+    w.add_argument("--no-deal", action="store_true", help="watch with the rules alone")
+    w.add_argument("--source", help="read these frames (folder, video, camera:N) instead "
+                   "of the emulated camera")
+    w.add_argument("--design", help="learned deck design (default: learn at the emulated table)")
+    w.add_argument("--calm", action="store_true", help="no disturbances in the emulated camera")
+    w.add_argument("--seed", type=int, default=1)
+    w.add_argument("--pbn", help="write the watched play as PBN here")
+    w.add_argument("--lin", help="write the watched play as LIN here")
+    w.add_argument("--json", action="store_true", help="one JSON object per event")
+    w.set_defaults(func=_watch)
 
     rd = vs.add_parser("render", help="write a synthetic source's frames as PNG files")
     rd.add_argument("source", help="synthetic:... (see 'vision read')")
@@ -162,4 +177,64 @@ def _render(args: argparse.Namespace) -> int:
         cv2.imwrite(str(out / f"{name}.png"), frame)
         n += 1
     print(f"wrote {n} frames to {out}")
+    return 0
+
+
+def _watch(args: argparse.Namespace) -> int:
+    from dealer import formats
+    from dealer.board import DealSet
+    from dealer.play_record import PlayRecordError, beer_card, board_play, to_board
+    from vision.index import IndexReader
+    from vision.learn import LearnedDesign, design_path
+    from vision.table_render import CALM, STANDARD, TableCamera, bridge_layout, frames, play_scenes
+    from vision.table_watch import TableWatcher, bridge_record, learn_at_table
+
+    ds = formats.read(args.file)
+    board = None
+    for b in ds.boards:
+        if (args.board is None and "Play" in b.sections) or b.number == args.board:
+            board = b
+            break
+    if board is None:
+        what = f"board {args.board}" if args.board is not None else "a board with recorded play"
+        raise BoardwrightError(f"{args.file}: no {what}")
+    try:
+        contract, tricks = board_play(board)
+    except PlayRecordError as e:
+        raise BoardwrightError(f"{args.file}: {e}") from None
+    lay = bridge_layout()
+    design = (LearnedDesign.load(design_path(args.design)) if args.design
+              else learn_at_table(TableCamera(lay, seed=424242, disturbances=CALM)))
+    deal = None if args.no_deal else board.deal
+    watcher = TableWatcher(lay, IndexReader(design), bridge_record(contract, deal))
+    if args.source:
+        from vision.sources import open_source
+
+        stream = (f for _, f in open_source(args.source))
+    else:
+        assert contract.declarer is not None and board.deal is not None
+        dummy = contract.declarer.partner
+        scenes = play_scenes(tricks, 4, dummy=(int(dummy), board.deal.hand(dummy).cards),
+                             seed=args.seed, disturbances=CALM if args.calm else STANDARD)
+        stream = (f for f, _ in frames(scenes, TableCamera(lay, seed=args.seed)))
+    for frame in stream:
+        for ev in watcher.feed(frame):
+            if args.json:
+                print(json.dumps(ev.to_json(), ensure_ascii=False), flush=True)
+            else:
+                seat = watcher.record.names[ev.seat] if ev.seat is not None else ""
+                print(f"trick {ev.trick:>2} {ev.kind:<11} {seat:<6} {ev.card or ''} {ev.detail}".rstrip())
+    rec = watcher.record
+    named = sum(1 for _, e in rec.entries() if e.card is not None)
+    open_cards = rec.unconfirmed()
+    print(f"board {board.number}: {named} cards read, {len(open_cards)} unconfirmed, "
+          f"{len(rec.revokes())} revoke(s), {watcher.frame_no} frames", file=sys.stderr)
+    note = beer_card(rec, contract)
+    if note:
+        print(note, file=sys.stderr)
+    out = DealSet([to_board(rec, board, contract)], dict(ds.meta))
+    for path, fmt in ((args.pbn, "pbn"), (args.lin, "lin")):
+        if path:
+            formats.write(out, path, format=fmt)
+            print(f"wrote the play to {path}", file=sys.stderr)
     return 0

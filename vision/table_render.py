@@ -87,12 +87,15 @@ def ring_layout(players: int) -> TableLayout:
     """
     if not 3 <= players <= 10:
         raise ValueError(f"a ring table has 3 to 10 players, not {players}")
-    scale = 0.5 if players <= 6 else 0.42
-    z = 135 if players <= 6 else 115
+    scale, z = (0.5, 135) if players <= 6 else (0.42, 115) if players == 7 else (0.36, 97)
     a, b = FRAME_W / 2 - z - 8, FRAME_H / 2 - z - 8
+    # Equal steps along the ellipse, not equal angles: the sides of a wide table would crowd.
+    ts = np.pi / 2 + np.linspace(0, 2 * np.pi, 3601)
+    seg = np.hypot(np.diff(a * np.cos(ts)), np.diff(b * np.sin(ts)))
+    arc = np.concatenate([[0.0], np.cumsum(seg)])
     zones, facing, reach = [], [], []
     for i in range(players):
-        t = np.pi / 2 + 2 * np.pi * i / players  # seat 0 at the bottom, then clockwise
+        t = float(np.interp(arc[-1] * i / players, arc, ts))  # seat 0 at the bottom, clockwise
         cx, cy = FRAME_W / 2 + a * np.cos(t), FRAME_H / 2 + b * np.sin(t)
         zones.append((int(cx - z), int(cy - z), int(cx + z), int(cy + z)))
         facing.append(float(np.degrees(np.arctan2(np.cos(t), np.sin(t)))))
