@@ -321,3 +321,23 @@ def test_cli_watch_bad_board_is_one_line(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["vision", "watch", str(ENDPLAY / "example1.pbn"), "--board", "99"]) == 2
     err = capsys.readouterr().err
     assert "no board 99" in err and "Traceback" not in err
+
+
+def test_watched_play_stored_with_the_result(reader: IndexReader, tmp_path: Path) -> None:
+    from dealer.store import Store
+    from dealer.store import results as rs
+    from vision.table_watch import store_play
+
+    board = formats.read(ENDPLAY / "example1.pbn").boards[1]
+    w, contract, tricks = _watch(board, reader, with_deal=True, seed=5)
+    for trick, e in w.record.unconfirmed():
+        w.confirm(trick, e.seat, dict(tricks[trick - 1])[e.seat])
+    with Store.open(f"sqlite:///{tmp_path / 'club.db'}") as st:
+        ce = rs.create_club_event(st, "Camera", tables=2)
+        rid = rs.submit(st, ce, "A", 1, 1, rs.Entry(1, "4H", "N", 10), submission_id="t1",
+                        who="table 1").result_id
+        assert store_play(st, rid, w.record) == len(tricks)
+        row = rs.result(st, rid)
+        pbn_rows = [ln for ln in board.sections["Play"].splitlines() if ln.strip() != "*"]
+        assert row.play.splitlines() == pbn_rows
+        assert rs.changes(st, ce)[-1].field == "play"

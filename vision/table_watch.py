@@ -490,3 +490,24 @@ def run(watcher: TableWatcher, frames: Iterable[np.ndarray | tuple[np.ndarray, A
     for f in frames:
         watcher.feed(f[0] if isinstance(f, tuple) else f)
     return watcher
+
+
+def store_play(store: Any, result_id: int, record: PlayRecord, *, who: str = "table camera") -> int:
+    """Store the watched play with the board's result (``results.play``, audited).
+
+    Only named cards are stored: the play is cut at the first unconfirmed card
+    (confirm it first to store the rest). Returns the number of tricks stored.
+    """
+    from dealer.store import results as rs
+
+    rows: list[str] = []
+    first = record.tricks[0].leader
+    for t in record.tricks:
+        if not t.entries or first is None or any(e.card is None for e in t.entries):
+            break
+        # PBN's layout, as the panel replays it: a trick a line, in seat order from the
+        # opening leader (PBN 2.1 section 3.10), "-" for a seat that has not played.
+        by_seat = {e.seat: e.card for e in t.entries}
+        rows.append(" ".join(str(by_seat[s]) if s in by_seat else "-"
+                             for s in ((first + k) % 4 for k in range(4))))
+    return rs.set_play(store, result_id, "\n".join(rows), who=who)
