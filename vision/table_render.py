@@ -146,7 +146,9 @@ class Disturbances:
     light_step_prob: float = 0.04  # sudden change (a lamp, a cloud) per card
     uneven_prob: float = 0.3
     noise: float = 3.0
-    settle_frames: tuple[int, int] = (2, 4)  # frames a card lies still before the next
+    # Frames a card lies still before the next is played. The emulator samples the
+    # scene: at 30 fps a real card lies there for a second or more.
+    settle_frames: tuple[int, int] = (3, 5)
 
 
 STANDARD = Disturbances()

@@ -127,10 +127,12 @@ def canvas_of(face: np.ndarray) -> np.ndarray:
     the ink colour and shape scores) and an unsharp mask (the face was
     magnified about 2x, which blurs the gap between rank and suit shut).
     """
-    paper = cv2.dilate(face.max(axis=2), np.ones((9, 9), np.uint8))  # ink removed
-    paper = cv2.GaussianBlur(paper, (0, 0), 12).astype(np.float32)
-    gain = (235.0 / np.maximum(paper, 40.0))[..., None]
-    flat = np.clip(face.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+    # The paper's brightness, ink removed, at a quarter size: light varies slowly.
+    small = cv2.resize(face.max(axis=2), (FACE_W // 4, FACE_H // 4), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(cv2.dilate(small, np.ones((3, 3), np.uint8)), (0, 0), 3)
+    paper = cv2.resize(small, (FACE_W, FACE_H), interpolation=cv2.INTER_LINEAR)
+    gain = cv2.divide(np.full(paper.shape, 235, np.uint8), np.maximum(paper, 40), scale=64)
+    flat = cv2.multiply(face, cv2.merge([gain] * 3), scale=1 / 64)
     soft = cv2.GaussianBlur(flat, (0, 0), 2.0)
     canvas = np.full((CANVAS_H, CANVAS_W, 3), 30, np.uint8)
     canvas[30:30 + FACE_H, 170:170 + FACE_W] = cv2.addWeighted(flat, 1.8, soft, -0.8, 0)
@@ -266,9 +268,11 @@ class TableWatcher:
             changed = z.looked is None or float(np.abs(thumb - z.looked).mean()) > 0.05
             retry = z.kind == "face" and self._wants_reread(seat) and z.tries < self.retries
             if changed or retry:
-                if changed:
+                if changed:  # new sights first, oldest first; re-reads after them
                     z.waiting_since = z.waiting_since or self.frame_no
-                due.append((z.waiting_since or self.frame_no, seat))
+                    due.append((z.waiting_since, seat))
+                else:
+                    due.append((self.frame_no + 1 + z.tries, seat))
         self._reads_left = self.reads_per_frame
         for _, seat in sorted(due):
             x0, y0, x1, y1 = self.layout.zones[seat]
