@@ -87,7 +87,8 @@ def ring_layout(players: int) -> TableLayout:
     """
     if not 3 <= players <= 10:
         raise ValueError(f"a ring table has 3 to 10 players, not {players}")
-    scale, z = (0.5, 135) if players <= 6 else (0.42, 115) if players == 7 else (0.36, 97)
+    # A zone must hold a card turned any way (the seats face the middle at any angle).
+    scale, z = (0.5, 138) if players <= 6 else (0.42, 120) if players == 7 else (0.36, 100)
     a, b = FRAME_W / 2 - z - 8, FRAME_H / 2 - z - 8
     # Equal steps along the ellipse, not equal angles: the sides of a wide table would crowd.
     ts = np.pi / 2 + np.linspace(0, 2 * np.pi, 3601)

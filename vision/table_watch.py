@@ -440,11 +440,17 @@ class TableWatcher:
         if self._trick >= len(self.record.tricks):
             return
         t = self.record.tricks[self._trick]
-        if not t.entries or self.record.is_complete:
+        if self.record.is_complete:
+            return
+        seen = [e.seat for e in t.entries] + list(self._pending)
+        if not seen:
             return
         # Turned face down, not just gone: a claim gathers the cards without turning them.
-        if any(self.zones[e.seat].committed == self._trick or self.zones[e.seat].kind != "back"
-               for e in t.entries):
+        if any(self.zones[s].committed == self._trick or self.zones[s].kind != "back"
+               for s in seen):
+            return
+        if t.leader is None and self.record.next_seat is None and self._pending:
+            # Nobody knows who led: the leader is the earliest unseen seat before the first card seen.
             return
         while not self._trick_full() and self.record.next_seat is not None:
             seat = self.record.next_seat
