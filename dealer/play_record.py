@@ -371,7 +371,12 @@ class PlayRecord:
         if hand is not None:
             before = {int(e.card) for j, e in self.entries() if j < ti and e.seat == seat
                       and e.card is not None}
-            held = tuple(c for c in hand.cards if c.suit == suit and int(c) not in before)
+            # An earlier unconfirmed card of this seat may have been any of its candidates:
+            # only cards it cannot have been prove the revoke.
+            maybe = {int(c) for j, e in self.entries() if j < ti and e.seat == seat
+                     and e.card is None for c in e.candidates}
+            held = tuple(c for c in hand.cards if c.suit == suit and int(c) not in before
+                         and int(c) not in maybe)
             return (held, "hand") if held else None
         later = tuple(e.card for j, e in self.entries() if j > ti and e.seat == seat
                       and e.card is not None and e.card.suit == suit)

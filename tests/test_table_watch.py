@@ -341,3 +341,20 @@ def test_watched_play_stored_with_the_result(reader: IndexReader, tmp_path: Path
         pbn_rows = [ln for ln in board.sections["Play"].splitlines() if ln.strip() != "*"]
         assert row.play.splitlines() == pbn_rows
         assert rs.changes(st, ce)[-1].field == "play"
+
+
+def test_no_revoke_claimed_on_an_unconfirmed_card() -> None:
+    """North's unconfirmed card in trick 1 may have been the SK: no proof of a revoke, until
+    the card is confirmed as another one."""
+    hands = [Hand.from_pbn(h) for h in ("K.2.3.", "Q9.5..7", "J8.8..T", "T7.J..K")]
+    rec = PlayRecord(4, trump=None, leader=0, tricks=2, hands=hands)
+    rec.add(0, None)
+    for seat, c in ((1, "SQ"), (2, "SJ"), (3, "ST")):
+        rec.add(seat, Card.parse(c))
+    rec.lead(1)
+    for seat, c in ((1, "S9"), (2, "S8"), (3, "S7"), (0, "H2")):
+        rec.add(seat, Card.parse(c))
+    assert rec.revokes() == []  # had North played the SK already, H2 was no revoke
+    rec.confirm(1, 0, Card.parse("D3"))
+    (r,) = rec.revokes()
+    assert (r.trick, r.seat, [str(c) for c in r.held]) == (2, 0, ["SK"])
