@@ -106,17 +106,18 @@ def load_boards(n: int) -> list[Board]:
 _STATE: dict[str, Any] = {}
 
 
-def _init() -> None:
+def _init(suit_min: float | None = None) -> None:
     import cv2
 
-    from vision.index import IndexReader
+    from vision.index import IndexReader, Thresholds
     from vision.table_render import CALM, TableCamera, bridge_layout
     from vision.table_watch import learn_at_table
 
     cv2.setNumThreads(1)
     lay = bridge_layout()
     _STATE["layout"] = lay
-    _STATE["reader"] = IndexReader(learn_at_table(TableCamera(lay, seed=424242, disturbances=CALM)))
+    t = Thresholds() if suit_min is None else Thresholds(suit_min=suit_min)
+    _STATE["reader"] = IndexReader(learn_at_table(TableCamera(lay, seed=424242, disturbances=CALM)), t)
 
 
 def watch_board(job: tuple[Board, int, bool, bool]) -> dict[str, Any]:
@@ -172,13 +173,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--revoke-every", type=int, default=8)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--suit-min", type=float, help="the index reader's suit_min (default 0.93)")
     args = ap.parse_args(argv)
     t0 = time.time()
     boards = load_boards(args.boards)
     jobs = [(b, args.seed * 100_000 + i, i % 4 != 3, i % args.revoke_every == 0)
             for i, b in enumerate(boards)]
     results: list[dict[str, Any]] = []
-    with mp.get_context("fork").Pool(args.workers, _init) as pool:
+    with mp.get_context("fork").Pool(args.workers, _init, (args.suit_min,)) as pool:
         for r in pool.imap_unordered(watch_board, jobs):
             results.append(r)
             if len(results) % 20 == 0:
@@ -221,7 +223,8 @@ def main(argv: list[str] | None = None) -> int:
                "frame_wall_p50_ms": round(float(np.percentile(wall, 50)), 2),
                "frame_wall_p99_ms": round(float(np.percentile(wall, 99)), 2),
                "frame_cpu_p99_ms": round(float(np.percentile(cpu, 99)), 2),
-               "workers": args.workers, "elapsed_s": round(elapsed, 1)}
+               "suit_min": args.suit_min, "workers": args.workers,
+               "elapsed_s": round(elapsed, 1)}
     print(json.dumps(summary, separators=(",", ":")))
     return 0
 
