@@ -448,3 +448,10 @@ def test_damaged_bytes_give_a_format_error_or_valid_deals(corpus, name, data):
             return
     for b in ds:
         assert b.deal is not None and b.deal.is_complete
+
+
+@pytest.mark.parametrize("name", ["dup", "bri", "dge"])
+def test_a_file_of_only_blank_bytes_is_a_clear_error(name):
+    module = _MODULES[name]
+    with pytest.raises(FormatError, match="no boards"):
+        module.loads(b" " * 20, source=f"blank.{name}")

@@ -247,4 +247,6 @@ def split_records(data: bytes, size: int, need: int, rd: Reader, first: int = 1)
         else:
             rd.deviation(f"the last record has {len(last)} of {size} bytes (its padding is "
                          "cut short)", board=board)
+    if not records:
+        raise rd.error("the file holds no boards, only blank bytes")
     return records
