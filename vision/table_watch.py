@@ -38,19 +38,22 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from dealer.cards import Card
+from dealer.cards import Card, Rank, Suit
 from dealer.contract import Contract
 from dealer.deal import Deal
 from dealer.errors import BoardwrightError
 from dealer.play_record import UNCONFIRMED, Entry, PlayRecord, PlayRecordError, RevokeFound
 from dealer.seats import Seat
 from vision.decision import Outcome, Read, Reason, Reject
+from vision.glyphs import corner_glyphs
 from vision.index import face_is_down
 from vision.learn import LearnedDesign, learn
 from vision.render import FACE_H, FACE_W
 from vision.table_render import TableCamera, TableLayout, learning_scenes
 
 CANVAS_W, CANVAS_H = 640, 480
+SHAPE_FLOOR = 0.85  # a suit shape under this never counts, whatever the other frames say
+_FACE_X, _FACE_Y = 170, 30  # where canvas_of puts the face
 _FACE_DST = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
 
 
@@ -135,8 +138,86 @@ def canvas_of(face: np.ndarray) -> np.ndarray:
     flat = cv2.multiply(face, cv2.merge([gain] * 3), scale=1 / 64)
     soft = cv2.GaussianBlur(flat, (0, 0), 2.0)
     canvas = np.full((CANVAS_H, CANVAS_W, 3), 30, np.uint8)
-    canvas[30:30 + FACE_H, 170:170 + FACE_W] = cv2.addWeighted(flat, 1.8, soft, -0.8, 0)
+    canvas[_FACE_Y:_FACE_Y + FACE_H, _FACE_X:_FACE_X + FACE_W] = cv2.addWeighted(flat, 1.8, soft, -0.8, 0)
     return canvas
+
+
+@dataclass(frozen=True)
+class Partial:
+    """What both corners agree on when the recogniser refused the card: rank and ink colour.
+
+    Rank and colour passed the recogniser's own checks on both corners (rank
+    score, rank ratio test, glyph size, ink colour margin); only the suit
+    *shape* was too weak (a ♥ just under ``suit_min``, ♣ and ♠ too alike at
+    table resolution). ``shapes`` holds, per corner, the shape scores of the
+    two suits of that colour. A partial read never names a card by itself:
+    the rules (one legal card left) or a second frame must agree.
+    """
+
+    rank: Rank
+    red: bool
+    shapes: tuple[dict[Suit, float], ...]
+
+    @property
+    def suits(self) -> tuple[Suit, Suit]:
+        return (Suit.DIAMONDS, Suit.HEARTS) if self.red else (Suit.CLUBS, Suit.SPADES)
+
+    def cards(self) -> tuple[Card, Card]:
+        return (Card(self.suits[0], self.rank), Card(self.suits[1], self.rank))
+
+    def shape_suit(self, ratio: float, floor: float) -> Suit | None:
+        """The suit whose shape wins on *both* corners by the recogniser's ratio test, if any."""
+        a, b = self.suits
+        wins = set()
+        for sc in self.shapes:
+            best, other = (a, b) if sc[a] >= sc[b] else (b, a)
+            if sc[best] < floor or (1 - sc[other]) < ratio * (1 - sc[best]):
+                return None
+            wins.add(best)
+        return wins.pop() if len(wins) == 1 else None
+
+    def contradicts(self, suit: Suit, ratio: float) -> bool:
+        """The other suit's shape beats ``suit`` on a corner by the ratio test."""
+        other = self.suits[1] if suit == self.suits[0] else self.suits[0]
+        return any((1 - sc[suit]) >= ratio * (1 - sc[other]) for sc in self.shapes)
+
+
+def partial_read(reader: Any, face: np.ndarray) -> Partial | None:
+    """Rank and colour of a refused face, by the checks of ``reader`` (an IndexReader).
+
+    ``None`` when the reader is not an index reader, or rank or colour fail
+    any check on either corner, or the corners disagree.
+    """
+    d, t = getattr(reader, "design", None), getattr(reader, "t", None)
+    if d is None or t is None or not hasattr(d, "rank_templates"):
+        return None
+    got: list[tuple[Rank, bool, dict[Suit, float]]] = []
+    for turned in (False, True):
+        g = corner_glyphs(face, turned=turned)
+        if isinstance(g, Reject) or g.single is not None or g.sharpness < t.blur_ratio * d.sharpness:
+            return None
+        rs = d.rank_templates @ g.rank.ravel()
+        ri = np.argsort(rs)[::-1]
+        r_best, r_next = float(rs[ri[0]]), float(rs[ri[1]])
+        if r_best < t.rank_min or (1 - r_next) < t.ratio * (1 - r_best):
+            return None
+        if abs(g.rank_box[3] / d.rank_height[ri[0]] - 1) > t.size_tol:
+            return None
+        if abs((g.rank_box[2] / g.rank_box[3]) / d.rank_aspect[ri[0]] - 1) > t.aspect_tol:
+            return None
+        if abs(g.suit_box[3] / d.suit_height - 1) > t.size_tol:
+            return None
+        z = (g.redness - d.red_split) / d.red_gap
+        if abs(z) < t.colour_margin:
+            return None
+        red = z > 0
+        ss = d.suit_templates @ g.suit.ravel()
+        pair = (Suit.DIAMONDS, Suit.HEARTS) if red else (Suit.CLUBS, Suit.SPADES)
+        got.append((Rank(int(ri[0]) + 2), red, {s: float(ss[s]) for s in pair}))
+    (ra, ca, sa), (rb, cb, sb) = got
+    if ra != rb or ca != cb:
+        return None
+    return Partial(ra, ca, (sa, sb))
 
 
 def learn_at_table(camera: TableCamera, seat: int = 0, name: str = "table") -> LearnedDesign:
@@ -189,12 +270,16 @@ class _Zone:
     committed: int | None = None  # 0-based trick of the recorded card lying here
     card_thumb: np.ndarray | None = None  # signature of the face first read here
     waiting_since: int = 0
+    # Partial reads of the card lying here, one per frame; ``None`` marks a full read
+    # (the recogniser named it), after which partial reads are no evidence any more.
+    partials: list[Partial | None] = field(default_factory=list)
 
 
 @dataclass
 class _Pending:
     outcome: Outcome
     order: int
+    partials: list[Partial | None] = field(default_factory=list)
 
 
 @dataclass
@@ -222,6 +307,9 @@ class TableWatcher:
         self._pending: dict[int, _Pending] = {}
         self._order = 0
         self._revokes: set[tuple[int, int]] = set()
+        self._partials: dict[tuple[int, int], list[Partial | None]] = {}  # (0-based trick, seat)
+        # (0-based trick, seat) of cards named from partial reads (rank and colour read)
+        self.inferred: set[tuple[int, int]] = set()
         self._reads_left = reads_per_frame
         # Bugger Bridge: before the lead the dealer shows the turned-up card in their zone.
         self.trump_seat = trump_seat
@@ -246,6 +334,7 @@ class TableWatcher:
         entry = self.record.confirm(trick, seat, c)
         self._event("filled", trick, seat, c, "confirmed by hand")
         self._check_revokes()
+        self._infer_all()
         return entry
 
     @property
@@ -313,6 +402,7 @@ class TableWatcher:
         if lk.kind != "face":
             z.looked, z.waiting_since = z.prev, 0
             z.kind, z.tries, z.committed, z.card_thumb = lk.kind, 0, None, None
+            z.partials = []
             return
         if self._reads_left <= 0:
             return  # still due: read on a later frame, the frame budget is spent
@@ -320,18 +410,28 @@ class TableWatcher:
         z.looked, z.waiting_since = z.prev, 0
         assert lk.face is not None
         sig = _signature(lk.face)
-        if z.committed is not None and z.card_thumb is not None and not _same(sig, z.card_thumb):
-            z.committed = None  # a different card lies here now (its turn was missed)
-            z.card_thumb = None
+        if z.card_thumb is not None and not _same(sig, z.card_thumb):
+            z.partials.append(None)  # another card: earlier partial reads were of the old one
+            z.partials = []
+            if z.committed is not None:
+                z.committed = None  # a different card lies here now (its turn was missed)
+                z.card_thumb = None
         if z.kind != "face":
             z.tries = 0
         z.kind = "face"
         z.tries += 1
         if z.card_thumb is None:
             z.card_thumb = sig
-        outcome: Outcome = (self.reader.read(canvas_of(lk.face)) if self.reader is not None
+        canvas = canvas_of(lk.face)
+        outcome: Outcome = (self.reader.read(canvas) if self.reader is not None
                             else Reject(Reason.UNREADABLE, "no recogniser"))
         self.stats.reads += 1
+        if outcome.accepted:
+            z.partials.append(None)
+        elif z.committed != -1:
+            part = partial_read(self.reader, canvas[_FACE_Y:_FACE_Y + FACE_H, _FACE_X:_FACE_X + FACE_W])
+            if part is not None:
+                z.partials.append(part)
         self._seen(seat, outcome)
 
     # -- the rules -------------------------------------------------------------------
@@ -363,10 +463,11 @@ class TableWatcher:
             return
         old = self._pending.get(seat)
         if old is None or (outcome.accepted and not old.outcome.accepted):
-            self._pending[seat] = _Pending(outcome, old.order if old else self._next_order())
+            self._pending[seat] = _Pending(outcome, old.order if old else self._next_order(),
+                                           z.partials)
         elif outcome.accepted and old.outcome.accepted and outcome.card != old.outcome.card:
             self._pending[seat] = _Pending(Reject(Reason.DISAGREE, f"reads {old.outcome.label} "
-                                                  f"and {outcome.label}"), old.order)
+                                                  f"and {outcome.label}"), old.order, [None])
         self._commit()
 
     def _next_order(self) -> int:
@@ -376,6 +477,7 @@ class TableWatcher:
     def _again(self, trick: int, seat: int, entry: Entry, outcome: Outcome) -> None:
         """Another read of a card already recorded."""
         if not isinstance(outcome, Read) or outcome.card is None:
+            self._recheck(trick - 1, seat, entry)
             return
         if entry.status == UNCONFIRMED:
             try:
@@ -385,11 +487,100 @@ class TableWatcher:
                 return
             self._event("filled", trick, seat, outcome.card, "read on a later frame")
             self._check_revokes()
+            self._infer_all()
         elif entry.card != outcome.card and entry.status != "confirmed":
             first = entry.card
             self.record.demote(trick, seat, f"reads disagree: {first} and {outcome.card}",
                                [outcome.card])
             self._event("disputed", trick, seat, None, f"reads disagree: {first} and {outcome.card}")
+
+    def _recheck(self, ti: int, seat: int, entry: Entry) -> None:
+        """A new partial read of a recorded card: name it if the evidence now suffices, and
+        take back a card named from partial reads when a later one contradicts it."""
+        key = (ti, seat)
+        if entry.status == UNCONFIRMED:
+            if self._infer(ti, seat):
+                self._infer_all()
+            return
+        parts = self._partials.get(key)
+        if key not in self.inferred or entry.card is None or not parts or parts[-1] is None:
+            return
+        last, card = parts[-1], entry.card
+        if (last.rank, last.red) != (card.rank, card.suit.is_red) or last.contradicts(card.suit, self._ratio):
+            parts.append(None)
+            self.inferred.discard(key)
+            why = f"a later frame reads {last.rank.char} {'red' if last.red else 'black'}, not {card}"
+            self.record.demote(ti + 1, seat, why, [card])
+            self._event("disputed", ti + 1, seat, None, why)
+
+    @property
+    def _ratio(self) -> float:
+        t = getattr(self.reader, "t", None)
+        return float(getattr(t, "ratio", 3.0))
+
+    def _infer(self, ti: int, seat: int) -> bool:
+        """Name an unconfirmed card from partial reads, never from one piece of evidence.
+
+        Every partial read has rank and ink colour agreed by both corners. The
+        suit then comes from one of:
+
+        * the closed world: of the two cards of that rank and colour, only one
+          can be this seat's (the other was played already, is in another
+          known hand, or is not in this seat's known hand). The suit shapes
+          must not point to the other card. Suit-following is *not* used: a
+          revoke must never be hidden.
+        * two frames: on at least two frames both corners' suit shapes pick
+          the same suit by the recogniser's ratio test (only the absolute
+          minimum score was missed), and no frame picks the other.
+        """
+        parts = self._partials.get((ti, seat))
+        entry = self._entry(ti, seat)
+        if not parts or None in parts or entry is None or entry.status != UNCONFIRMED:
+            return False
+        sure = [p for p in parts if p is not None]
+        if len({(p.rank, p.red) for p in sure}) != 1:
+            return False
+        first, ratio = sure[0], self._ratio
+        why = {c: self.record.why_impossible(seat, c, trick=ti) for c in first.cards()}
+        live = [c for c, w in why.items() if w is None]
+        note = ""
+        if len(live) == 1:
+            card = live[0]
+            if any(p.contradicts(card.suit, ratio) for p in sure):
+                return False
+            other = next(c for c in why if c != card)
+            note = (f"read {first.rank.char} {'red' if first.red else 'black'} on both corners; "
+                    f"{why[other]}")
+        elif len(live) == 2:
+            picks = [p.shape_suit(ratio, SHAPE_FLOOR) for p in sure]
+            suits = {s for s in picks if s is not None}
+            if len(suits) != 1:
+                return False
+            suit = suits.pop()
+            if picks.count(suit) < 2 or any(p.contradicts(suit, ratio) for p in sure):
+                return False
+            card = Card(suit, first.rank)
+            note = f"read {card} on {picks.count(suit)} frames (suit shape under the minimum)"
+        else:
+            return False
+        try:
+            self.record.upgrade(ti + 1, seat, card, note=note)
+        except PlayRecordError:
+            return False
+        self.inferred.add((ti, seat))
+        self._event("filled", ti + 1, seat, card, note)
+        self._check_revokes()
+        return True
+
+    def _infer_all(self) -> None:
+        """A card was named: the closed world shrank, so other partial reads may now suffice."""
+        again = True
+        while again:
+            again = False
+            for ti, seat in list(self._partials):
+                e = self._entry(ti, seat)
+                if e is not None and e.status == UNCONFIRMED and self._infer(ti, seat):
+                    again = True
 
     def _commit(self) -> None:
         """Record waiting cards in turn order."""
@@ -410,8 +601,13 @@ class TableWatcher:
             entry = rec.add(seat, card, note=note)
             if self.zones[seat].kind == "face":
                 self.zones[seat].committed = trick - 1
+            if entry.card is None:  # the zone's list: later frames of this card add to it
+                self._partials[(trick - 1, seat)] = p.partials
             if entry.card is not None:
                 self._event("card", trick, seat, entry.card)
+                self._infer_all()
+            elif self._infer(trick - 1, seat):
+                self._infer_all()
             else:
                 self._event("unconfirmed", trick, seat, None,
                             f"{entry.note}; candidates {' '.join(str(c) for c in entry.candidates[:8])}"
