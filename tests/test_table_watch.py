@@ -66,6 +66,13 @@ def reader() -> IndexReader:
     return IndexReader(learn_at_table(TableCamera(bridge_layout(), seed=424242, disturbances=CALM)))
 
 
+@pytest.fixture(scope="module")
+def script_reader() -> IndexReader:
+    """A reader for a typeface the table never shows: every card must be refused."""
+    return IndexReader(learn("script", ((str(c), render_card_frame(c, design="script", seed=int(c)))
+                                        for c in Card.all())))
+
+
 def _watch(board: Board, reader: IndexReader, *, with_deal: bool, seed: int,
            tricks: Tricks | None = None) -> tuple[TableWatcher, Contract, Tricks]:
     contract, recorded = board_play(board)
@@ -136,12 +143,10 @@ def test_output_pbn_and_lin_carry_the_watched_play(reader: IndexReader, tmp_path
 
 
 # --------------------------------------------------------------------------- uncertainty
-def test_unlearned_deck_is_flagged_never_guessed() -> None:
+def test_unlearned_deck_is_flagged_never_guessed(script_reader: IndexReader) -> None:
     """A deck whose typeface was never learned: every card is unconfirmed, with candidates."""
-    script = learn("script", ((str(c), render_card_frame(c, design="script", seed=int(c)))
-                              for c in Card.all()))
     board = formats.read(ENDPLAY / "example1.pbn").boards[0]
-    w, contract, tricks = _watch(board, IndexReader(script), with_deal=True, seed=11)
+    w, contract, tricks = _watch(board, script_reader, with_deal=True, seed=11)
     entries = [e for _, e in w.record.entries()]
     assert entries and all(e.card is None and e.status == UNCONFIRMED for e in entries)
     # With the deal known the candidates are the few cards the rules allow.
@@ -454,7 +459,7 @@ def test_partial_reads_name_a_card_with_two_agreeing_pieces_of_evidence() -> Non
     assert e.card is None and e.status == UNCONFIRMED and e.candidates[0] == Card.parse("H7")
 
 
-def test_partial_read_of_a_real_table_face(reader: IndexReader) -> None:
+def test_partial_read_of_a_real_table_face(reader: IndexReader, script_reader: IndexReader) -> None:
     """Rank and colour from a face the camera really saw; an unlearned typeface gives none."""
     lay = bridge_layout()
     cam = TableCamera(lay, seed=3, disturbances=CALM)
@@ -464,7 +469,5 @@ def test_partial_read_of_a_real_table_face(reader: IndexReader) -> None:
     assert face is not None
     p = partial_read(reader, canvas_of(face)[30:30 + 420, 170:170 + 300])
     assert p is not None and p.cards()[0] == Card.parse("C2") and not p.red
-    script = learn("script", ((str(c), render_card_frame(c, design="script", seed=int(c)))
-                              for c in Card.all()))
-    assert partial_read(IndexReader(script), canvas_of(face)[30:30 + 420, 170:170 + 300]) is None
+    assert partial_read(script_reader, canvas_of(face)[30:30 + 420, 170:170 + 300]) is None
     assert partial_read(None, face) is None
