@@ -4,7 +4,7 @@ A :class:`DDTable` holds the 20 trick counts: each declarer (N, E, S, W) in
 each strain (♣ ♦ ♥ ♠ NT). :func:`solve` computes tables for many deals in
 batches of up to 32 (DDS's ``CalcAllTables`` limit for five strains), which
 DDS spreads over every core; a :class:`DDCache` keeps each solved table by
-deal so nothing is solved twice. :func:`par` gives the par score (always from
+deal in the store (table ``dd_tables``) so nothing is solved twice. :func:`par` gives the par score (always from
 North-South's side) and the par contracts for a board's dealer and
 vulnerability, as DDS's ``DealerPar`` does.
 
@@ -20,12 +20,16 @@ vulnerability, as DDS's ``DealerPar`` does.
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
+
+from sqlalchemy import Engine, func, insert, select
+from sqlalchemy.exc import SQLAlchemyError
 
 from dealer.cards import Strain
 from dealer.deal import Deal
@@ -116,53 +120,89 @@ class Par:
 
 # --------------------------------------------------------------------------- cache
 class DDCache:
-    """Solved tables by deal, in an SQLite file (``dd_tables``: 26-byte deal, 20-byte table).
+    """Solved tables by deal, in the store's ``dd_tables`` (26-byte deal, 20-byte table).
 
-    Keyed by :attr:`Deal.bits` in the store's 26-byte deal encoding, so the
-    table can later move into the store's database unchanged.
+    ``target`` is a database URL, an SQLite file path, an open SQLAlchemy
+    engine, or ``None`` for the installation's store (SQLite in the instance
+    folder, or the PostgreSQL URL in the settings); the database is migrated
+    on open like any :class:`~dealer.store.Store`.
+
+    >>> c = DDCache("sqlite://")
+    >>> d = Deal.from_pbn("N:QJ6.K652.J85.T98 873.J97.AT764.Q4 K5.T83.KQ9.A7652 AT942.AQ4.32.KJ3")
+    >>> c.put_many({d: DDTable(tuple(range(20)))}); len(c), c.get_many([d])[d].cells[19]
+    (1, 19)
     """
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS dd_tables "
-                         "(deal BLOB PRIMARY KEY, tricks BLOB NOT NULL)")
-        self._db.commit()
+    _CHUNK = 500  # deals per SELECT ... IN, well under every backend's parameter limit
+
+    def __init__(self, target: str | Path | Engine | None = None) -> None:
+        from dealer.store import Store, migrate
+        from dealer.store.dd_models import DDTableRow
+
+        self._row = DDTableRow
+        self._store: Store | None = None
+        if isinstance(target, Engine):
+            migrate.upgrade(target)
+            self.engine = target
+        else:
+            url = target if isinstance(target, str) or target is None else f"sqlite:///{target}"
+            self._store = Store.open(url)
+            self.engine = self._store.engine
 
     @staticmethod
     def key(deal: Deal) -> bytes:
         return deal.bits.to_bytes(26, "big")
 
     def get_many(self, deals: Sequence[Deal]) -> dict[Deal, DDTable]:
+        by_key = {self.key(d): d for d in deals}
+        keys = list(by_key)
         out: dict[Deal, DDTable] = {}
-        for deal in deals:
-            row = self._db.execute("SELECT tricks FROM dd_tables WHERE deal = ?",
-                                   (self.key(deal),)).fetchone()
-            if row:
-                out[deal] = DDTable.from_bytes(row[0])
+        with self._guard("read"), self.engine.connect() as conn:
+            for lo in range(0, len(keys), self._CHUNK):
+                q = select(self._row.deal, self._row.tricks).where(
+                    self._row.deal.in_(keys[lo:lo + self._CHUNK]))
+                for deal, tricks in conn.execute(q):
+                    out[by_key[deal]] = DDTable.from_bytes(tricks)
         return out
 
     def put_many(self, items: dict[Deal, DDTable]) -> None:
-        self._db.executemany("INSERT OR REPLACE INTO dd_tables VALUES (?, ?)",
-                             [(self.key(d), t.to_bytes()) for d, t in items.items()])
-        self._db.commit()
+        rows = [{"deal": self.key(d), "tricks": t.to_bytes()} for d, t in items.items()]
+        if not rows:
+            return
+        with self._guard("write"), self.engine.begin() as conn:
+            # A table depends only on the cards, so a row someone else already wrote is
+            # the same row: skip it rather than fail (two processes may solve at once).
+            dialect = self.engine.dialect.name
+            if dialect in ("sqlite", "postgresql"):
+                mod = import_module(f"sqlalchemy.dialects.{dialect}")
+                conn.execute(mod.insert(self._row).on_conflict_do_nothing(), rows)
+            else:  # pragma: no cover - other backends: insert only the missing keys
+                have = set(conn.scalars(select(self._row.deal).where(
+                    self._row.deal.in_([r["deal"] for r in rows]))))
+                conn.execute(insert(self._row), [r for r in rows if r["deal"] not in have])
 
     def __len__(self) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM dd_tables").fetchone()[0]
+        with self._guard("read"), self.engine.connect() as conn:
+            return int(conn.scalar(select(func.count()).select_from(self._row)) or 0)
 
     def close(self) -> None:
-        self._db.close()
+        if self._store is not None:  # an engine passed in belongs to the caller
+            self._store.close()
+
+    @contextmanager
+    def _guard(self, what: str) -> Iterator[None]:
+        from dealer.store import StoreError
+
+        try:
+            yield
+        except SQLAlchemyError as exc:
+            msg = str(exc).splitlines()[0]
+            raise StoreError(f"cannot {what} the double-dummy cache: {msg}") from None
 
 
 def default_cache() -> DDCache:
-    try:
-        from dealer.config import instance_path
-        folder = instance_path()
-    except ImportError:
-        folder = Path("instance").resolve()
-    return DDCache(folder / "dd-cache.sqlite")
+    """The cache in the installation's store (``BOARDWRIGHT_INSTANCE`` / settings)."""
+    return DDCache()
 
 
 # --------------------------------------------------------------------------- solving

@@ -96,9 +96,33 @@ def test_cache_answers_without_solving(solved) -> None:
     start = time.perf_counter()
     again = solve([Deal.from_pbn(r["deal"]) for r in recs[:10]], cache=cache)
     assert again == tables[:10] and time.perf_counter() - start < 0.5
-    with sqlite3.connect(cache.path) as db:  # the cache is a real file with one row per deal
+    # the cache is the store's own database file, one row per deal
+    with sqlite3.connect(cache.engine.url.database) as db:
         assert db.execute("SELECT COUNT(*) FROM dd_tables").fetchone()[0] == len(recs)
         assert len(db.execute("SELECT deal FROM dd_tables").fetchone()[0]) == 26
+        assert "deal_sets" in {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+
+
+def test_second_solve_hits_the_store(tmp_path, monkeypatch) -> None:
+    """A second solve of the same deals reads the store's dd_tables and solves nothing."""
+    from dealer import dd
+    from dealer.config import DATABASE_NAME
+    from dealer.generate import random_dealset
+
+    monkeypatch.setenv("BOARDWRIGHT_INSTANCE", str(tmp_path / "inst"))
+    deals = random_dealset(range(1, 4)).deals
+    cache = dd.default_cache()
+    first = solve(deals, cache=cache)
+    cache.close()
+    db_file = tmp_path / "inst" / DATABASE_NAME
+    with sqlite3.connect(db_file) as db:
+        stored = dict(db.execute("SELECT deal, tricks FROM dd_tables").fetchall())
+    assert stored == {d.bits.to_bytes(26, "big"): t.to_bytes() for d, t in zip(deals, first, strict=True)}
+    # a real second solve: endplay is made unavailable, so any solving would raise
+    monkeypatch.setattr(dd, "_endplay", lambda: pytest.fail("solved again"))
+    cache = dd.default_cache()
+    assert solve(deals, cache=cache) == first and len(cache) == 3
+    cache.close()
 
 
 def test_partial_deal_is_refused() -> None:
@@ -121,7 +145,7 @@ def test_pbn_tags_and_analyse_cli(solved, tmp_path, monkeypatch) -> None:
     # analyse: reads a set, writes a PBN whose tags other tools can read back
     monkeypatch.setenv("BOARDWRIGHT_INSTANCE", str(tmp_path / "inst"))
     # seed the instance cache from the solved tables so the CLI solves nothing
-    inst_cache = DDCache(tmp_path / "inst" / "dd-cache.sqlite")
+    inst_cache = DDCache()  # the instance store, as the CLI opens it
     inst_cache.put_many({Deal.from_pbn(r["deal"]): tb for r, tb in zip(recs[:4], tables[:4], strict=True)})
     ds = DealSet([Board(n + 1, Deal.from_pbn(r["deal"])) for n, r in enumerate(recs[:4])])
     src, out = tmp_path / "set.pbn", tmp_path / "analysed.pbn"

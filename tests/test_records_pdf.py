@@ -159,7 +159,7 @@ def test_cli_records_and_curtains(boards, tmp_path, monkeypatch, capsys) -> None
     ds, analysis = boards
     monkeypatch.setenv("BOARDWRIGHT_INSTANCE", str(tmp_path / "inst"))
     # the instance cache already holds the tables, so the CLI solves nothing
-    DDCache(tmp_path / "inst" / "dd-cache.sqlite").put_many(
+    DDCache().put_many(
         {b.deal: analysis[b.number][0] for b in ds})
     src = tmp_path / "set.pbn"
     formats.write(ds, src)
