@@ -816,6 +816,16 @@ def load_set(store: Store, spec: str) -> tuple[int, DealSet]:
     return store.save(ds, name=path.stem, source=str(path)), ds
 
 
+def set_copies(ds: DealSet) -> int:
+    """Copies of each board the set asks for (``meta["Copies"]`` from PBN or DUP), else 1."""
+    text = ds.meta.get("Copies")
+    if text is None:
+        return 1
+    if not text.strip().isdigit() or int(text) < 1:
+        raise RigError(f"the set's Copies {text!r} is not a number of copies; give --copies")
+    return int(text)
+
+
 def contracts_of(ds: DealSet) -> dict[int, Contract]:
     """Each board's contract from its PBN ``Contract`` and ``Declarer`` tags, where readable."""
     out = {}
@@ -837,6 +847,8 @@ def open_job(db_url: str, spec: str, *, options: dict[str, Any], new: bool = Fal
     """
     with Store.open(db_url) as store:
         set_id, ds = load_set(store, spec)
+    if options.get("copies") is None:  # no --copies: what `deals new --copies` recorded
+        options = {**options, "copies": set_copies(ds)}
     runs = JournalStore(make_engine(db_url))  # its own engine: a short lock wait
     if mode != "deal":
         run_id = runs.create_run(set_id, mode, options)
@@ -898,7 +910,7 @@ def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
             spec = str(store.save(ds, name="emulated"))
     else:
         spec = ds
-    session, runs, run_id, _ = open_job(db_url, spec, options=options or {"copies": 1},
+    session, runs, run_id, _ = open_job(db_url, spec, options=options or {},
                                         stop_card=stop_card, mode=mode)
     if mode != "deal" and hands is None:
         hands = _default_hands(session, seed)
@@ -957,7 +969,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--camera", default="emulator",
                    help="'emulator[:design=qr]', 'truth', 'dir:PATH', or a camera source")
     p.add_argument("--db", help="database URL (default: the instance database)")
-    p.add_argument("--copies", type=int, default=1)
+    p.add_argument("--copies", type=int, default=None,
+                   help="copies of each board (default: the set's recorded Copies, else 1)")
     p.add_argument("--boards", help="board range, e.g. 1-16")
     p.add_argument("--descending", action="store_true", help="start at the highest board")
     p.add_argument("--auto-number", action="store_true",

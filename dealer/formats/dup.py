@@ -18,7 +18,10 @@ with it is an error, because the file then holds two different deals.
 
 Values Big Deal always writes are the defaults; other values read from a file
 are kept in ``DealSet.meta`` as ``DUP random hands`` (``Y``/``N``), ``DUP
-backwards`` (``Y``/``N``) and ``DUP copies`` (a number), and written back.
+backwards`` (``Y``/``N``) and ``DUP copies`` (a number), and written back;
+the copies are also put in ``meta["Copies"]`` (what ``deals new --copies``
+records and the dealing job reads), which the writer uses when there is no
+``DUP copies``.
 
 >>> from dealer.formats import bri
 >>> ds = bri.loads(bri._sample())
@@ -126,6 +129,7 @@ def loads(data: bytes, *, source: str = "<data>", strict: bool = False) -> DealS
         meta["DUP backwards"] = first_trailer[1:2].decode("latin-1")
     if copies:
         meta["DUP copies"] = str(copies)
+        meta["Copies"] = str(copies)  # the dealing job's copies (rig.py), as from PBN
     return DealSet(boards, meta=meta, sealed=sealed)
 
 
@@ -134,9 +138,13 @@ def dumps(dealset: DealSet) -> bytes:
     boards = writable_boards(dealset, "dup", max_board=99)
     low, high = boards[0].number, boards[-1].number
     meta = dealset.meta
+    copies = meta.get("DUP copies") or meta.get("Copies") or "0"
+    if not (copies.isdigit() and len(copies) <= 2):
+        raise FormatError(f"a DUP file holds 0-99 copies of each board, not {copies!r}",
+                          field="copies")
     # Big Deal writes the highest board as two digits ("09 "); the lowest left-aligned.
     trailer = (meta.get("DUP random hands", "Y")[:1] + meta.get("DUP backwards", "N")[:1]
-               + f"{low:<3}{meta.get('DUP copies', '0'):<2}{high:02d} ").encode("ascii")
+               + f"{low:<3}{copies:<2}{high:02d} ").encode("ascii")
     out = bytearray()
     for i, b in enumerate(boards):
         out += encode_bri(b.deal)  # type: ignore[arg-type]

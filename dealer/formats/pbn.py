@@ -5,7 +5,9 @@ The reader follows the PBN 2.1 standard (https://www.tistis.nl/pbn/pbn_v21.txt):
 * tag pairs ``[Name "value"]`` with the string escapes ``\\"`` and ``\\\\``;
 * comments ``{...}`` (may span lines) and ``;`` to the end of the line;
 * ``%`` directive lines (``% PBN 2.1``, ``% EXPORT``), kept in
-  ``DealSet.meta["%"]`` so a write reproduces them;
+  ``DealSet.meta["%"]`` so a write reproduces them; boardwright's own
+  ``% boardwright copies N`` is also read into ``DealSet.meta["Copies"]``
+  (and written from it);
 * games separated by empty lines, any number per file;
 * value inheritance: ``"#"`` is the previous game's value of the same tag, and
   ``"##text"`` means ``text`` here *and* in every following game that omits
@@ -231,6 +233,9 @@ def _parse(r: Reader) -> DealSet:
     # "" records that the file had no directives, so a write adds none.
     ds.meta["%"] = "\n".join(directives)
     _fill_meta(ds)
+    copies = _copies_directive(directives)
+    if copies is not None:
+        ds.meta["Copies"] = copies
     # PBN cannot hide hands, so boardwright writes a sealed set without them and
     # tags each board [Sealed "Yes"]; reading such a file gives a sealed set again.
     ds.sealed = bool(boards) and all(b.tags.get("Sealed") == "Yes" for b in boards)
@@ -470,6 +475,32 @@ def _parse_deal(r: Reader, value: str, pos: int, number: int) -> Deal | None:
     raise r.error(f"bad deal {value!r}: {err}", pos, board=number, field="Deal")
 
 
+#: boardwright's own directive: how many copies of each board to deal. PBN has no
+#: tag for it, and a directive is per file (as copies are) and ignored by other
+#: programs, which skip ``%`` lines they do not know (PBN 2.1 §2.5).
+_COPIES = re.compile(r"%\s*boardwright\s+copies\s+(\d+)\s*$", re.IGNORECASE)
+
+
+def _copies_directive(directives: list[str]) -> str | None:
+    """``meta["Copies"]`` from a ``% boardwright copies N`` line (the last one wins)."""
+    found = None
+    for line in directives:
+        m = _COPIES.match(line.strip())
+        if m:
+            found = str(int(m.group(1)))
+    return found
+
+
+def _directives(dealset: DealSet) -> str:
+    """The directive lines to write: the set's own, with its copies directive kept current."""
+    lines = [line for line in dealset.meta.get("%", _DEFAULT_DIRECTIVES).split("\n")
+             if line and not _COPIES.match(line.strip())]
+    copies = dealset.meta.get("Copies")
+    if copies is not None:
+        lines.append(f"% boardwright copies {copies}")
+    return "\n".join(lines)
+
+
 def _fill_meta(ds: DealSet) -> None:
     for name in EVENT_TAGS:
         seen: set[str] = set()
@@ -586,7 +617,7 @@ def dumps(dealset: DealSet) -> bytes:
     The deal is written from North.
     """
     fill = "%" not in dealset.meta
-    directives = dealset.meta.get("%", _DEFAULT_DIRECTIVES)
+    directives = _directives(dealset)
     out: list[str] = [directives] if directives else []
     for board in dealset.boards:
         for name, value, section in _ordered(board, dealset.meta, fill):
