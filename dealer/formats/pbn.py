@@ -477,7 +477,7 @@ def _parse_deal(r: Reader, value: str, pos: int, number: int) -> Deal | None:
 
 #: boardwright's own directive: how many copies of each board to deal. PBN has no
 #: tag for it, and a directive is per file (as copies are) and ignored by other
-#: programs, which skip ``%`` lines they do not know (PBN 2.1 §2.5).
+#: programs, which skip ``%`` lines they do not know (PBN 2.1's escape mechanism).
 _COPIES = re.compile(r"%\s*boardwright\s+copies\s+(\d+)\s*$", re.IGNORECASE)
 
 
