@@ -185,7 +185,35 @@ class BoardProgress:
         return len(self.placed) == 52
 
 
-class DealingSession:
+class JournalWriting:
+    """The one way a session writes its journal: a failed write stops the session.
+
+    Shared by :class:`DealingSession` and the scan sessions, so neither can route
+    a card it could not record.
+    """
+
+    journal: Journal
+    state: str
+    stop_reason: str | None
+
+    def _note(self, *notices: Notice) -> list[Notice]:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _write(self, entry: Entry) -> bool:
+        """Append to the journal; on failure stop everything and say why."""
+        if self.state == "stopped":
+            return False
+        try:
+            self.journal.append(entry)
+        except JournalError as exc:
+            self.state = "stopped"
+            self.stop_reason = str(exc)
+            self._note(say.journal_failed(str(exc)))
+            return False
+        return True
+
+
+class DealingSession(JournalWriting):
     """DEAL mode: fill the plan's boards, one card at a time. See the module docstring."""
 
     def __init__(self, plan: Plan, journal: Journal, *, stop_card: bool = False,
@@ -236,19 +264,6 @@ class DealingSession:
             self.faults[n.code] += 1
         del self.notices[:-200]  # the console shows the last few; the journal keeps the rest
         return list(notices)
-
-    def _write(self, entry: Entry) -> bool:
-        """Append to the journal; on failure stop everything and say why."""
-        if self.state == "stopped":
-            return False
-        try:
-            self.journal.append(entry)
-        except JournalError as exc:
-            self.state = "stopped"
-            self.stop_reason = str(exc)
-            self._note(say.journal_failed(str(exc)))
-            return False
-        return True
 
     def start(self) -> list[Notice]:
         """The first instruction of the job (or where a restored job stands)."""

@@ -44,7 +44,15 @@ from dealer.deal import Deal
 from dealer.errors import BoardwrightError
 from dealer.hand import Hand
 from dealer.play import Play, PlayError, trick_winner
-from dealer.session import Decision, Entry, GateKey, Journal, JournalError, MemoryJournal, Sighting
+from dealer.session import (
+    Decision,
+    Entry,
+    GateKey,
+    Journal,
+    JournalWriting,
+    MemoryJournal,
+    Sighting,
+)
 from dealer.session_notices import Notice
 
 __all__ = ["MemoryJournal", "ScanResult", "ScanSession", "rebuild_play"]
@@ -109,7 +117,7 @@ class ScanSlot:
         return f"board {self.number}"
 
 
-class ScanSession:
+class ScanSession(JournalWriting):
     """Hands fed back N, E, S, W: see the module docstring. Same port as the dealing session.
 
     ``numbers`` are the boards to scan (default: every board of ``record``),
@@ -144,18 +152,6 @@ class ScanSession:
     def _note(self, *notices: Notice) -> list[Notice]:
         self.notices += notices
         return list(notices)
-
-    def _write(self, entry: Entry) -> bool:
-        if self.state == "stopped":
-            return False
-        try:
-            self.journal.append(entry)
-        except JournalError as exc:
-            self.state = "stopped"
-            self.stop_reason = str(exc)
-            self._note(say.journal_failed(str(exc)))
-            return False
-        return True
 
     # -- the port the rig drives (the same as DealingSession's) --------------------
     @property
