@@ -58,11 +58,16 @@ def test_table_enters_a_round_idempotently_with_conflict_and_warning(app: Flask)
     phone = app.test_client()
     page = phone.get(f"/t/{toks[1]}").get_data(as_text=True)
     assert "NS pair 1" in page and "EW pair 1" in page and "boards 1, 2" in page
-    assert _enter(phone, toks[1], 1, sid="a1").status_code == 302
+    r = _enter(phone, toks[1], 1, sid="a1")
+    assert r.status_code == 302
+    said = phone.get(r.headers["Location"]).get_data(as_text=True)
+    assert "Board 1 recorded: 4S by N, 10 tricks, NS +420." in said
     # The same form again (a retry from a flaky phone): nothing is added.
     r = _enter(phone, toks[1], 1, sid="a1")
     assert r.status_code == 302
-    assert "already recorded" in phone.get(f"/t/{toks[1]}").get_data(as_text=True)
+    said = phone.get(r.headers["Location"]).get_data(as_text=True)
+    assert "Board 1 was already recorded from this form; nothing was added." in said
+    assert "already recorded" not in phone.get(f"/t/{toks[1]}").get_data(as_text=True)
     # A second phone at the same table enters board 1 too: a clear conflict.
     other = app.test_client()
     r = _enter(other, toks[1], 1, contract=("3", "NT", ""), tricks="9", sid="b1")

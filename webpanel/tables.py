@@ -11,7 +11,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, abort, g, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
 from dealer.board import Board
@@ -51,10 +51,9 @@ def _round(ctx: TableContext) -> int:
     return min(max(r, 1), ctx.movement.rounds)
 
 
-def _mine(ctx: TableContext) -> dict[int, object]:
-    """This table's results by board (only this table's)."""
-    return {r.board: r for r in rs.results(store(), ctx.ce.id)
-            if r.section == ctx.token.section and r.table_no == ctx.token.table_no}
+def _mine(ctx: TableContext, board: int | None = None) -> dict[int, rs.ResultRow]:
+    """This table's results by board (only this table's; only ``board`` if given)."""
+    return rs.table_results(store(), ctx.ce.id, ctx.token.section, ctx.token.table_no, board)
 
 
 @bp.route("/<token>")
@@ -65,15 +64,34 @@ def entry(token: str) -> str:
     return _render(ctx, rnd)
 
 
+_SAID = {
+    "done": "Board {b} recorded: {row}.",
+    "resent": "Board {b} was already recorded from this form; nothing was added.",
+    "changed": "Board {b} changed: {row}.",
+    "rechanged": "Board {b}: already changed from this form; nothing more was done.",
+}
+
+
+def _said(mine: dict[int, rs.ResultRow]) -> str:
+    """The line confirming what the last form did, from the redirect's address."""
+    for key, text in _SAID.items():
+        b = request.args.get(key, type=int)
+        if b is not None and b in mine:
+            return text.format(b=b, row=rs.describe(mine[b]))
+    return ""
+
+
 def _render(ctx: TableContext, rnd: int, *, form: dict | None = None,
             warnings: list[str] | None = None, error: str = "", field: str = "",
             conflict: str = "", status: int = 200) -> tuple[str, int] | str:
     sitting = ctx.movement.at(ctx.token.table_no, rnd)
     mine = _mine(ctx)
+    said = "" if form or error or conflict else _said(mine)
     todo = [b for b in sitting.boards if b not in mine]
     page = render_template(
         "tables/entry.html", ctx=ctx, rnd=rnd, sitting=sitting, mine=mine, todo=todo,
         form=form or {}, warnings=warnings or [], error=error, field=field, conflict=conflict,
+        said=said,
         levels=LEVELS, strains=STRAINS, submission_id=uuid.uuid4().hex,
         table_page=True, rounds=range(1, ctx.movement.rounds + 1))
     return (page, status) if status != 200 else page
@@ -111,11 +129,10 @@ def enter(token: str) -> Response | str | tuple[str, int]:
         return _render(ctx, rnd, form=f, warnings=out.warnings, status=422)
     if out.status == "conflict":
         return _render(ctx, rnd, conflict=out.message, status=409)
-    if out.status == "duplicate":
-        flash(f"Board {board} was already recorded from this form; nothing was added.", "ok")
-    else:
-        flash(f"Board {out.message}.", "ok")
-    return redirect(url_for("tables.entry", token=token, round=rnd))
+    # The outcome travels in the address (a board number), not in a flashed message:
+    # nothing is written to the session cookie, and a reload shows the same page.
+    said = "resent" if out.status == "duplicate" else "done"
+    return redirect(url_for("tables.entry", token=token, round=rnd, **{said: board}))
 
 
 @bp.route("/<token>/fix/<int:board>", methods=["POST"])
@@ -123,7 +140,7 @@ def fix(token: str, board: int) -> Response | str | tuple[str, int]:
     """The table changes its own entry (until the results are published), with an audit row."""
     ctx = _table(token)
     rnd = _round(ctx)
-    row = _mine(ctx).get(board)
+    row = _mine(ctx, board).get(board)
     if row is None:
         abort(404)
     if ctx.ce.published_at is not None:
@@ -146,17 +163,15 @@ def fix(token: str, board: int) -> Response | str | tuple[str, int]:
         return _render(ctx, rnd, error=str(exc), field=exc.field, status=400)
     if out.status == "conflict":
         return _render(ctx, rnd, conflict=out.message, status=409)
-    flash(f"Board {board}: {out.message}" if out.status == "corrected"
-          else f"Board {board}: already changed from this form; nothing more was done.", "ok")
-    return redirect(url_for("tables.entry", token=token, round=rnd))
+    said = "changed" if out.status == "corrected" else "rechanged"
+    return redirect(url_for("tables.entry", token=token, round=rnd, **{said: board}))
 
 
 @bp.route("/<token>/board/<int:board>")
 def board(token: str, board: int) -> str:
     """The traveller so far and the hand record, once this table has played the board."""
     ctx = _table(token)
-    mine = _mine(ctx)
-    if board not in mine:
+    if board not in _mine(ctx, board):
         # Never before the board is finished here (sealed deals stay sealed).
         abort(403)
     traveller = []
