@@ -38,7 +38,7 @@ reading, since the seeds are silent.
 (4, 3, [])
 >>> st = mv.at(table=2, round=1)
 >>> (st.ns, st.ew, st.boards)
-(1, 8, (1, 2))
+(7, 2, (1, 2))
 >>> team_of(7), team_pairs(4)
 (4, (7, 8))
 """
@@ -299,9 +299,9 @@ def compare_board(board: int, home: int, away: int, lines: list[Result]) -> Boar
         missing = [t for t, r in ((home, h), (away, a)) if r is None or r.score is None]
         what = "not played" if any(r is not None and r.not_played for r in (h, a)) \
             else "not yet entered"
-        return BoardComparison(board, None, h_score, a_score,
-                               f"{where}: {what} at the table where team "
-                               f"{' and '.join(map(str, missing))} sat North-South")
+        at = "either table" if len(missing) == 2 else \
+            f"the table where team {missing[0]} sits North-South"
+        return BoardComparison(board, None, h_score, a_score, f"{where}: {what} at {at}")
     return BoardComparison(board, imps(h.score - a.score), h.score, a.score)
 
 
@@ -334,9 +334,11 @@ def score_matches(schedule: Schedule, results: Iterable[Result], *, scale: str =
         comps = tuple(compare_board(b, m.home, m.away,
                                     per_board.get((b, frozenset((m.home, m.away))), []))
                       for b in m.boards)
+        begun = any(per_board.get((b, frozenset((m.home, m.away)))) for b in m.boards)
+        if begun:  # a match nobody has started yet needs no notes
+            notes.extend(c.note for c in comps if c.note and c.home_imps is None)
         if not any(c.home_imps is not None for c in comps):
             continue
-        notes.extend(c.note for c in comps if c.note and c.home_imps is None)
         gains = [c.home_imps for c in comps if c.home_imps is not None]
         h_imps = sum(g for g in gains if g > 0)
         a_imps = -sum(g for g in gains if g < 0)
