@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 SECTIONS = ("A", "B", "C", "D")
 TABLES = 25  # 4 sections x 25 tables = 100 tables; a 25-table Mitchell has 25 rounds
 RETRY_RATE = 0.05
-CLIENT_PROCESSES = 4
+CLIENT_PROCESSES = int(os.environ.get("BW_CLIENTS", "4"))
 
 
 def free_port() -> int:
@@ -113,18 +113,78 @@ class Table:
     errors: list[str] = field(default_factory=list)
 
 
-def _request(conn: http.client.HTTPConnection, t: Table, method: str, path: str,
+class Connection:
+    """One keep-alive HTTP/1.1 connection, spoken directly on a socket.
+
+    The simulated tables share the machine's two cores with the panel, so the
+    client must cost as little as it can: ``http.client`` parses every
+    response's headers with the ``email`` package, which took a fifth of the
+    CPU the whole run had. This reads only the status, Content-Length and
+    Set-Cookie, which is all a table needs here.
+    """
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.sock: socket.socket | None = None
+        self.buf = b""
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+
+    def _recv(self) -> None:
+        assert self.sock is not None
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("the panel closed the connection")
+        self.buf += chunk
+
+    def exchange(self, method: str, path: str, body: str | None,
+                 cookie: str) -> tuple[int, str, str]:
+        if self.sock is None:
+            self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=30)
+            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.buf = b""
+        data = (body or "").encode()
+        head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        if cookie:
+            head += f"Cookie: {cookie}\r\n"
+        if body is not None:
+            head += ("Content-Type: application/x-www-form-urlencoded\r\n"
+                     f"Content-Length: {len(data)}\r\n")
+        self.sock.sendall(head.encode() + b"\r\n" + data)
+        while b"\r\n\r\n" not in self.buf:
+            self._recv()
+        raw, _, self.buf = self.buf.partition(b"\r\n\r\n")
+        lines = raw.decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        length, set_cookie, closing = 0, "", False
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            name = name.lower()
+            if name == "content-length":
+                length = int(value)
+            elif name == "set-cookie":
+                set_cookie = value.strip().split(";", 1)[0]
+            elif name == "connection" and value.strip().lower() == "close":
+                closing = True
+            elif name == "transfer-encoding":
+                raise http.client.HTTPException("chunked responses are not expected here")
+        while len(self.buf) < length:
+            self._recv()
+        payload, self.buf = self.buf[:length], self.buf[length:]
+        if closing:
+            self.close()
+        return status, payload.decode("utf-8", "replace"), set_cookie
+
+
+def _request(conn: Connection, t: Table, method: str, path: str,
              body: str | None = None, cookie: str = "") -> tuple[int, str, str]:
-    headers = {"Cookie": cookie} if cookie else {}
-    if body is not None:
-        headers["Content-Type"] = "application/x-www-form-urlencoded"
     start = time.perf_counter()
-    conn.request(method, path, body=body, headers=headers)
-    resp = conn.getresponse()
-    data = resp.read().decode("utf-8", "replace")
+    out = conn.exchange(method, path, body, cookie)
     t.latencies.append(time.perf_counter() - start)
-    set_cookie = resp.getheader("Set-Cookie") or ""
-    return resp.status, data, set_cookie.split(";", 1)[0]
+    return out
 
 
 def _form(**fields: object) -> str:
@@ -134,7 +194,7 @@ def _form(**fields: object) -> str:
 
 def run_table(port: int, t: Table, deadline: float, seed: int) -> None:
     rnd = random.Random(seed)
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn = Connection(port)
     try:
         status, page, cookie = _request(conn, t, "GET", f"/t/{t.token}")
         m = re.search(r'name="csrf_token" value="([^"]+)"', page)
@@ -183,6 +243,19 @@ def run_table(port: int, t: Table, deadline: float, seed: int) -> None:
         t.errors.append(f"connection: {exc}")
     finally:
         conn.close()
+
+
+def _cpu_seconds(root: int) -> float:
+    """CPU time (user + system) of ``root``'s process group so far: the panel's cost."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == root:  # the process group gunicorn leads
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def _wait_ready(port: int, workers: int) -> None:
@@ -235,7 +308,7 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int)
     port = free_port()
     env = dict(os.environ, BOARDWRIGHT_DATABASE_URL=url, BOARDWRIGHT_INSTANCE=str(instance))
     gunicorn = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",
-                "--workers", str(workers), "--worker-class", "gthread", "--threads",
+                "--workers", str(workers), "--worker-class", os.environ.get("BW_WORKER_CLASS", "gthread"), "--threads",
                 str(threads), "--keep-alive", "30", "--log-level", "warning",
                 "webpanel:create_app()"]
     proc = subprocess.Popen(gunicorn, env=env, cwd=ROOT, start_new_session=True)
@@ -243,6 +316,7 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int)
         _wait_ready(port, workers)
         # The tables run in several client processes (threads within each): one
         # Python process with 100 threads would measure its own GIL, not the panel.
+        cpu_before = _cpu_seconds(proc.pid)
         start = time.time()
         deadline = start + seconds
         groups = [tables[i::CLIENT_PROCESSES] for i in range(CLIENT_PROCESSES)]
@@ -252,6 +326,7 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int)
                                  [deadline] * len(groups), range(len(groups))))
         tables = [t for g in done for t in g]
         elapsed = time.time() - start
+        panel_cpu = _cpu_seconds(proc.pid) - cpu_before
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
@@ -270,6 +345,7 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int)
     out = {
         "backend": name, "seconds": round(elapsed, 1), "tables": len(tables),
         "requests": len(lat), "throughput_rps": round(len(lat) / elapsed, 1),
+        "panel_cpu_ms_per_request": round(1000 * panel_cpu / max(len(lat), 1), 2),
         "p50_ms": round(1000 * statistics.median(lat), 1) if lat else None,
         "p99_ms": round(1000 * lat[int(0.99 * (len(lat) - 1))], 1) if lat else None,
         "results": len(rows), "corrections_audited": changes,
@@ -277,7 +353,7 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int)
         "duplicated": max(duplicated, 0), "errors": len(errors),
     }
     print(f"{name}: {out['requests']} requests in {out['seconds']} s = {out['throughput_rps']} "
-          f"req/s; p50 {out['p50_ms']} ms, p99 {out['p99_ms']} ms; {out['results']} results, "
+          f"req/s (panel CPU {out['panel_cpu_ms_per_request']} ms a request); p50 {out['p50_ms']} ms, p99 {out['p99_ms']} ms; {out['results']} results, "
           f"{changes} audited changes, {out['retries']} resent forms; lost {lost}, "
           f"duplicated {out['duplicated']}, errors {len(errors)}"
           + (f" (first: {errors[0]})" if errors else ""))

@@ -114,6 +114,26 @@ def test_csrf_is_required_on_every_form(app: Flask) -> None:
         assert rs.results(store(), ce) == []
 
 
+def test_table_forms_need_no_cookie_and_their_token_is_bound_to_the_table(app: Flask) -> None:
+    c = app.test_client()
+    director(c)
+    ce = new_event(c)
+    toks = _tokens(app, ce)
+    phone = app.test_client(use_cookies=False)  # a phone that refuses cookies
+    page = phone.get(f"/t/{toks[1]}")
+    assert "Set-Cookie" not in page.headers
+    form_token = re.search(r'name="csrf_token" value="([^"]+)"', page.get_data(as_text=True))[1]
+    entry = {"csrf_token": form_token, "submission_id": "nc1", "board": "1", "level": "4",
+             "strain": "S", "dbl": "", "declarer": "N", "tricks": "10"}
+    r = phone.post(f"/t/{toks[1]}/enter?round=1", data=entry)
+    assert r.status_code == 302 and "Set-Cookie" not in r.headers
+    # Table 1's form token does not open table 2's form.
+    r = phone.post(f"/t/{toks[2]}/enter?round=1", data={**entry, "submission_id": "nc2"})
+    assert r.status_code == 400 and "security token" in r.get_data(as_text=True)
+    with app.app_context():
+        assert [(x.table_no, x.board) for x in rs.results(store(), ce)] == [(1, 1)]
+
+
 def test_table_token_opens_only_its_table(app: Flask) -> None:
     c = app.test_client()
     director(c)

@@ -8,10 +8,13 @@ sealed or unplayed deal is never shown early.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import uuid
 from dataclasses import dataclass
 
-from flask import Blueprint, abort, g, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, g, redirect, render_template, request, url_for
+from flask_wtf.csrf import CSRFError
 from werkzeug.wrappers import Response
 
 from dealer.board import Board
@@ -22,6 +25,29 @@ from webpanel import handrecord
 from webpanel.db import store
 
 bp = Blueprint("tables", __name__, url_prefix="/t")
+
+
+def table_csrf(token: str) -> str:
+    """The CSRF token of a table's forms: the table's own token signed with the app secret.
+
+    A table's forms need no cookie at all (a phone that refuses cookies still
+    works, and no session is read or written per entry). A page from another
+    site cannot post to a table: it knows neither the table's token (the
+    address) nor this value. The director's pages keep Flask-WTF's
+    session-bound tokens.
+    """
+    key = str(current_app.secret_key).encode()
+    return hmac.new(key, b"table-form:" + token.encode(), hashlib.sha256).hexdigest()
+
+
+@bp.before_request
+def _check_form_token() -> None:
+    # The blueprint is exempt from CSRFProtect (see create_app); this is its check.
+    if request.method == "POST":
+        token = (request.view_args or {}).get("token", "")
+        sent = request.form.get("csrf_token", "")
+        if not sent or not hmac.compare_digest(sent, table_csrf(token)):
+            raise CSRFError("The CSRF token is missing or does not belong to this table.")
 
 LEVELS = range(1, 8)
 STRAINS = (("C", "♣"), ("D", "♦"), ("H", "♥"), ("S", "♠"), ("NT", "NT"))
@@ -91,7 +117,7 @@ def _render(ctx: TableContext, rnd: int, *, form: dict | None = None,
     page = render_template(
         "tables/entry.html", ctx=ctx, rnd=rnd, sitting=sitting, mine=mine, todo=todo,
         form=form or {}, warnings=warnings or [], error=error, field=field, conflict=conflict,
-        said=said,
+        said=said, form_token=table_csrf(ctx.token.token),
         levels=LEVELS, strains=STRAINS, submission_id=uuid.uuid4().hex,
         table_page=True, rounds=range(1, ctx.movement.rounds + 1))
     return (page, status) if status != 200 else page

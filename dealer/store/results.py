@@ -43,6 +43,7 @@ from dealer.contract import Contract, ContractError
 from dealer.errors import BoardwrightError
 from dealer.events.model import Artificial, EventError, Result
 from dealer.events.movements import Movement, howell, mitchell, with_section
+from dealer.events.teams import round_robin
 from dealer.events.validation import check_results
 from dealer.scoring.duplicate import score_ns
 from dealer.seats import Seat, Vulnerability, board_vulnerability
@@ -134,7 +135,9 @@ def create_club_event(store: Store, name: str, *, date: str = "", kind: str = "p
     ce = ClubEvent(kind=kind, movement=movement, tables=tables, rounds=rounds,
                    boards_per_round=boards_per_round, sections=secs, scoring=scoring,
                    deal_set_id=deal_set_id)
-    _movement(ce)  # refuse an impossible movement before anything is written
+    if movement == "teams" and kind != "teams":
+        raise EntryError("the teams round robin is for a teams event (kind: teams)", "movement")
+    m = _movement(ce)  # refuse an impossible movement before anything is written
     with store._write() as s:
         ev = Event(name=name.strip(), date=date, site="")
         s.add(ev)
@@ -143,7 +146,7 @@ def create_club_event(store: Store, name: str, *, date: str = "", kind: str = "p
         s.add(ce)
         s.flush()
         for sec in secs:
-            for t in range(1, tables + 1):
+            for t in range(1, m.tables + 1):  # teams: `tables` counts teams
                 s.add(TableToken(club_event_id=ce.id, section=sec, table_no=t,
                                  token=secrets.token_urlsafe(18)))
         return ce.id
@@ -165,8 +168,12 @@ def _built(kind: str, tables: int, rounds: int | None, per_round: int, section: 
         elif ce.movement == "mitchell":
             m = mitchell(ce.tables, rounds=ce.rounds, boards_per_round=ce.boards_per_round,
                          section=section)
+        elif ce.movement == "teams":  # `tables` is the number of teams here
+            m = round_robin(ce.tables, boards_per_round=ce.boards_per_round, rounds=ce.rounds,
+                            section=section).movement()
         else:
-            raise EntryError(f"unknown movement {ce.movement!r} (mitchell or howell)", "movement")
+            raise EntryError(f"unknown movement {ce.movement!r} (mitchell, howell or teams)",
+                             "movement")
     except EventError as exc:
         raise EntryError(str(exc), "movement") from None
     return m if m.section == section else with_section(m, section)
@@ -466,7 +473,6 @@ _AT_TABLE = select(_RESULTS).where(_RESULTS.c.club_event_id == bindparam("ce"),
 _AT_TABLE_BOARD = _AT_TABLE.where(_RESULTS.c.board == bindparam("board"))
 _SUBMISSION_SEEN = select(_SUBMISSIONS.c.id).where(_SUBMISSIONS.c.id == bindparam("sid"))
 _RESULT_BY_ID = select(_RESULTS).where(_RESULTS.c.id == bindparam("rid"))
-_RESULT_BY_ID_LOCKED = _RESULT_BY_ID.with_for_update()
 _CLUB_EVENT_BY_ID = select(_CLUB_EVENTS).where(_CLUB_EVENTS.c.id == bindparam("ce"))
 # The columns to set are the parameters' other keys; "WHERE version = <read>" means
 # two people correcting at once cannot both win, on SQLite (whose reads take no
@@ -552,6 +558,14 @@ def correct(store: Store, result_id: int, *, who: str, reason: str = "",
     ``duplicate`` and changes nothing.
     """
     try:
+        # Without an expected version (the director's desk) a change that slipped in
+        # between our read and our write is read again, not reported as a conflict.
+        for _ in range(2 if expected_version is None else 0):
+            try:
+                return _correct(store, result_id, who=who, reason=reason,
+                                submission_id=submission_id, expected_version=None, **values)
+            except _Stale:
+                continue
         return _correct(store, result_id, who=who, reason=reason, submission_id=submission_id,
                         expected_version=expected_version, **values)
     except _Stale:
@@ -568,12 +582,14 @@ def _correct(store: Store, result_id: int, *, who: str, reason: str,
     for k in values:
         if k not in EDITABLE:
             raise EntryError(f"{k} cannot be corrected", k)
-    with _transaction(store) as conn:
+    # Read first, then write in a short transaction guarded by the version read: the
+    # writer's turn is held only for the UPDATE and two INSERTs, not for the reads and
+    # the rescoring (on SQLite every writer of every worker queues for that turn).
+    with store.engine.connect() as conn:
         if submission_id is not None and conn.execute(_SUBMISSION_SEEN,
                                                       {"sid": submission_id}).first():
             return Outcome("duplicate", result_id, None, "already recorded; nothing changed")
-        q = _RESULT_BY_ID if conn.dialect.name == "sqlite" else _RESULT_BY_ID_LOCKED
-        found = conn.execute(q, {"rid": result_id}).first()
+        found = conn.execute(_RESULT_BY_ID, {"rid": result_id}).first()
         if found is None:
             raise EntryError(f"there is no result {result_id}")
         row = _detached(found)
@@ -582,13 +598,16 @@ def _correct(store: Store, result_id: int, *, who: str, reason: str,
                            f"the result was changed meanwhile (now {describe(row)})")
         ce = ClubEvent(**conn.execute(_CLUB_EVENT_BY_ID, {"ce": row.club_event_id}
                                       ).one()._asdict())
-        in_window = correction_window_open(ce)
         old = {k: getattr(row, k) for k in (*EDITABLE, "score")}
         new = dict(old)
         new.update(values)
         _rescore(store, ce, row, new, conn)
-        now = _now()
-        changed = {k: new[k] for k in (*EDITABLE, "score") if new[k] != old[k]}
+    in_window = correction_window_open(ce)
+    now = _now()
+    changed = {k: new[k] for k in (*EDITABLE, "score") if new[k] != old[k]}
+    with _transaction(store) as conn:
+        # "WHERE version = <read>": two people correcting at once cannot both win,
+        # on SQLite (whose reads take no lock) as on PostgreSQL.
         done = conn.execute(_UPDATE_RESULT, {"_rid": row.id, "_read": row.version, **changed,
                                              "updated_at": now, "version": row.version + 1})
         if done.rowcount != 1:
@@ -604,10 +623,10 @@ def _correct(store: Store, result_id: int, *, who: str, reason: str,
                                                     "kind": "correction"})
             except IntegrityError:
                 raise _Resent() from None
-        for k, v in changed.items():
-            setattr(row, k, v)
-        row.version += 1
-        return Outcome("corrected", row.id, row.score, describe(row))
+    for k, v in changed.items():
+        setattr(row, k, v)
+    row.version += 1
+    return Outcome("corrected", row.id, row.score, describe(row))
 
 
 def _rescore(store: Store, ce: ClubEvent, row: ResultRow, new: dict,
