@@ -26,10 +26,12 @@ emulator in another process), or any vision source (``camera:0``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import random
 import statistics
 import sys
+import threading
 import time
 import zlib
 from collections import Counter
@@ -93,6 +95,9 @@ class EmulatorCamera:
     itself runs on every card. ``smudged`` cards are rendered out of focus
     (the "heavy-blur!" condition) the first time they reach the gate.
     """
+
+    #: The frame of the card the camera read last (``None``: no picture); see PictureFeed.
+    last_frame: Any = None
 
     def __init__(self, design: str = "qr", *, variants: int = 2, seed: int = 0) -> None:
         from vision.designs import DESIGNS
@@ -165,7 +170,7 @@ class EmulatorCamera:
         return out
 
     def look(self, key: tuple[int, int]) -> Sighting:
-        frame = self.frames.pop(key, None)
+        frame = self.last_frame = self.frames.pop(key, None)
         if frame is None:
             return Sighting(None, "unreadable", "the camera has no picture of this card")
         return sighting_from(self.reader.read(frame))
@@ -207,6 +212,8 @@ class TruthCamera(EmulatorCamera):
 class FolderCamera:
     """Frames written as ``BOOT-GATE.png`` (8 and 6 hex/decimal digits) by another process."""
 
+    last_frame: Any = None
+
     def __init__(self, folder: str | Path, *, wait: float = 1.0) -> None:
         from vision.barcode import BarcodeReader
 
@@ -228,6 +235,7 @@ class FolderCamera:
         while not path.exists() and time.monotonic() < deadline:
             time.sleep(0.005)
         frame = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.exists() else None
+        self.last_frame = frame
         if frame is None:
             return Sighting(None, "unreadable", f"no picture {path.name}")
         return sighting_from(self.reader.read(frame))
@@ -255,6 +263,8 @@ def folder_writer(emu: Emulator, folder: str | Path, design: str = "qr") -> Emul
 class LiveCamera:
     """A real camera (any vision source): the newest frame when a card reaches the gate."""
 
+    last_frame: Any = None
+
     def __init__(self, spec: str, reader: Any) -> None:
         from vision.sources import open_source
 
@@ -266,6 +276,7 @@ class LiveCamera:
             _, frame = next(self.frames)
         except StopIteration:
             return Sighting(None, "unreadable", "the camera stopped giving frames")
+        self.last_frame = frame
         if frame is None:
             return Sighting(None, "unreadable", "the camera frame could not be decoded")
         return sighting_from(self.reader.read(frame))
@@ -534,6 +545,132 @@ class EmulatedOperator:
         return False
 
 
+# ============================================================================ pictures
+class PictureFeed:
+    """The camera's latest picture for the panel, published off the dealing loop.
+
+    The rig offers each frame it has read (:meth:`offer`: it only keeps a
+    reference and wakes the feed's thread, so a card at the gate never waits
+    for a picture). The thread downscales the newest frame to ``width`` pixels,
+    encodes it as JPEG with OpenCV and hands the bytes to ``publish`` (for the
+    panel: :func:`dealer.store.dealing.set_image`), at most ``per_second``
+    times a second; frames in between are skipped, not queued.
+
+    The frame of a card sent to the reject tray (unreadable, a joker, a second
+    copy...) is the one the operator needs beside the error, so it goes out at
+    once, under a red banner naming the reason, and later frames do not
+    replace it until the rig calls :meth:`release` (the machine goes on after
+    the stop, or the board is done) and ``hold`` seconds have passed.
+
+    >>> import numpy as np
+    >>> got = []
+    >>> with PictureFeed(got.append) as feed:
+    ...     feed.offer(np.zeros((480, 640, 3), np.uint8))
+    >>> len(got), got[0][:3] == b"\\xff\\xd8\\xff"
+    (1, True)
+    """
+
+    def __init__(self, publish: Callable[[bytes], None], *, per_second: float = 2.0,
+                 width: int = 320, hold: float = 2.0, quality: int = 80) -> None:
+        self.publish = publish
+        self.interval = 1.0 / per_second
+        self.width, self.hold, self.quality = width, hold, quality
+        self.sent = 0
+        self.failed = 0
+        self.error = ""  # the last publishing error: pictures are optional, dealing goes on
+        self._cond = threading.Condition()
+        self._pending: tuple[Any, str | None] | None = None  # (frame, reject reason)
+        self._sticky = False   # a rejected card's picture is showing
+        self._sticky_until = 0.0
+        self._last = -1e9
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, daemon=True, name="picture-feed")
+        self._thread.start()
+
+    def offer(self, frame: Any, rejected: str | None = None) -> None:
+        """The camera's frame of a card; ``rejected`` names why it went to the reject tray."""
+        with self._cond:
+            if rejected is None and (self._sticky or time.monotonic() < self._sticky_until):
+                return  # keep the rejected card on screen
+            if rejected is not None:
+                self._sticky, self._sticky_until = True, time.monotonic() + self.hold
+            self._pending = (frame, rejected)
+            self._cond.notify()
+
+    def release(self) -> None:
+        """The stop is over: later frames may replace a rejected card's (after ``hold``)."""
+        with self._cond:
+            self._sticky = False
+
+    def close(self) -> None:
+        """Publish what is still pending, then end the thread."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+        self._thread.join(timeout=5.0)
+
+    def __enter__(self) -> PictureFeed:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _next(self) -> tuple[Any, str | None] | None:
+        with self._cond:
+            while True:
+                if self._pending is not None:
+                    frame, reason = self._pending
+                    wait = 0.0 if reason is not None or self._closed else (
+                        self._last + self.interval - time.monotonic())
+                    if wait <= 0:
+                        self._pending = None
+                        return frame, reason
+                    self._cond.wait(wait)
+                elif self._closed:
+                    return None
+                else:
+                    self._cond.wait()
+
+    def _run(self) -> None:
+        while (item := self._next()) is not None:
+            self._last = time.monotonic()
+            try:
+                self.publish(self.encode(*item))
+                self.sent += 1
+            except Exception as exc:  # noqa: BLE001 - a lost picture must never stop dealing
+                self.failed += 1
+                self.error = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+
+    def encode(self, frame: Any, reason: str | None = None) -> bytes:
+        """``frame`` at most ``width`` wide as JPEG; a rejected card's under a red banner."""
+        import cv2
+
+        if frame.ndim == 2:
+            frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+        h, w = frame.shape[:2]
+        if w > self.width:
+            frame = cv2.resize(frame, (self.width, max(1, round(h * self.width / w))),
+                               interpolation=cv2.INTER_AREA)
+        if reason is not None:
+            red = (40, 40, 200)  # BGR
+            frame = cv2.copyMakeBorder(frame, 26, 4, 4, 4, cv2.BORDER_CONSTANT, value=red)
+            cv2.putText(frame, f"reject tray: {reason}"[:40], (8, 19), cv2.FONT_HERSHEY_SIMPLEX,
+                        0.5, (255, 255, 255), 1, cv2.LINE_AA)
+        ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, self.quality])
+        if not ok:
+            raise RigError("the camera picture could not be encoded")
+        return buf.tobytes()
+
+
+def panel_pictures(stack: contextlib.ExitStack, db_url: str, job_id: int) -> PictureFeed:
+    """A :class:`PictureFeed` into the panel's dealing job ``job_id`` (closed with ``stack``)."""
+    from dealer.store import dealing
+
+    store = stack.enter_context(Store.open(db_url, migrate_schema=False))
+    dealing.status(store, job_id)  # no such job: say so before dealing starts
+    return stack.enter_context(PictureFeed(lambda data: dealing.set_image(store, job_id, data)))
+
+
 # ============================================================================ the rig
 @dataclass
 class RigReport:
@@ -616,8 +753,10 @@ class Rig:
     """Runs one dealing job: machine events in, session decisions out."""
 
     def __init__(self, machine: Machine, camera: Any, session: DealingSession, operator: Any,
-                 *, display: Display | None = None, idle_timeout: float = 10.0) -> None:
+                 *, display: Display | None = None, idle_timeout: float = 10.0,
+                 pictures: PictureFeed | None = None) -> None:
         self.m = machine
+        self.pictures = pictures
         self.camera = camera
         self.session = session
         self.operator = operator
@@ -634,6 +773,8 @@ class Rig:
             if self.session.state == "stopped":
                 return
             self.operator.handle(n, self)
+            if self.pictures is not None and (n.code in CONTINUE or n.code in DONE):
+                self.pictures.release()  # the stop is dealt with: show the cards again
             if n.code in CONTINUE and self.session.state == "dealing":
                 self.continue_machine()
 
@@ -734,12 +875,22 @@ class Rig:
                 return True
         return bool(self.operator.idle(self))
 
+    def _show(self, seen: Sighting, d: Any) -> None:
+        frame = getattr(self.camera, "last_frame", None)
+        if frame is None or self.pictures is None:
+            return  # a camera with no pixels (truth) or a frame that did not decode
+        reason = None
+        if d.pocket is None:  # the reject tray: say why on the picture
+            reason = seen.problem or (d.notices[0].code if d.notices else "rejected")
+        self.pictures.offer(frame, reason.replace("_", " ") if reason else None)
+
     def on_event(self, e: ev.Event) -> None:
         s = self.session
         if isinstance(e, ev.CardAtGate):
             t0 = time.perf_counter()
             key = (e.boot_id, e.gate_id)
-            d = s.card_at_gate(key, self.camera.look(key))
+            seen = self.camera.look(key)
+            d = s.card_at_gate(key, seen)
             if not d.route:
                 self._stop_machine()  # never route a card the journal does not know
                 return
@@ -748,6 +899,8 @@ class Rig:
                 result = self.m.route(e.gate_id, d.pocket)
             except MachineError:
                 result = None  # link down: the resync announces the card again
+            if self.pictures is not None:  # after the route: the card never waits for it
+                self._show(seen, d)
             self.tell(list(d.notices))
             if result == RouteResult.STALE:
                 pass  # a power cut took it: the reconciliation decides where it went
@@ -898,7 +1051,8 @@ def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
                  quiet: bool = False, stop_card: bool = False,
                  display: Display | None = None, sample: str | Path | None = None,
                  mode: str = "deal",
-                 hands: Callable[[int], list[list[Card]]] | None = None) -> RigReport:
+                 hands: Callable[[int], list[list[Card]]] | None = None,
+                 pictures: PictureFeed | None = None) -> RigReport:
     """Deal (or scan) a set on an in-process emulator with a simulated operator.
 
     Every board is checked against the deal when the operator takes it out. In
@@ -920,7 +1074,7 @@ def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
         op = EmulatedOperator(emu, cam, scenario, hands=hands)
         with Machine.open(emu.url, rto=0.02, link_timeout=0.5) as m:
             rig = Rig(m, cam, session, op, display=display or Display(quiet=quiet),
-                      idle_timeout=3.0)
+                      idle_timeout=3.0, pictures=pictures)
             report = rig.run()
             report.line = {"bad_frames_in": m.stats.bad_total, "retransmissions":
                            m.stats.retransmissions, "link_lost": m.stats.link_lost,
@@ -984,6 +1138,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--faults", default="", help="emulator only: e.g. jam@2,duplicate@3")
     p.add_argument("--time-scale", type=float, default=1.0, help="emulator only: 0.1 = 10x faster")
     p.add_argument("--sample", help="emulator camera only: save the first frames it saw as PNG")
+    p.add_argument("--job", type=int, default=None,
+                   help="the panel's dealing job: show the camera's latest picture there")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_deal)
 
@@ -1003,13 +1159,19 @@ def cmd_deal(args: argparse.Namespace) -> int:
     from dealer.config import Settings
 
     db = args.db or Settings.load().database_url
+    with contextlib.ExitStack() as stack:
+        pictures = None if args.job is None else panel_pictures(stack, db, args.job)
+        return _deal(args, db, pictures)
+
+
+def _deal(args: argparse.Namespace, db: str, pictures: PictureFeed | None) -> int:
     display = Display(quiet=args.quiet)
     if args.machine == "emulator":
         scenario = Scenario.parse(args.faults)
         report = run_emulated(args.set, db, camera=args.camera, scenario=scenario,
                               time_scale=args.time_scale, options=_options(args),
                               stop_card=args.stop_card, display=display, sample=args.sample,
-                              mode=args.mode)
+                              mode=args.mode, pictures=pictures)
         print(summary(report))
         _print_scan(report, db, args.mode)
         if args.sample and Path(args.sample).exists():
@@ -1022,7 +1184,8 @@ def cmd_deal(args: argparse.Namespace) -> int:
               "boards already dealt", flush=True)
     camera = make_camera(args.camera, None)
     with Machine.open(args.machine) as m:
-        rig = Rig(m, camera, session, ConsoleOperator(), display=display, idle_timeout=3600)
+        rig = Rig(m, camera, session, ConsoleOperator(), display=display, idle_timeout=3600,
+                  pictures=pictures)
         report = rig.run()
     if session.state == "finished":
         runs.set_state(run_id, "finished")

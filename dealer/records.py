@@ -97,21 +97,33 @@ def records_pdf(dealset: DealSet, path: str | Path, *, analysis: Analysis | None
     pages = 0
     for start in range(0, max(len(boards), 1), 4):
         pages += 1
-        _header(c, width, height, margin, club, event, date, pages)
+        draw_header(c, width, height, margin, club, event, date, pages)
         for k, board in enumerate(boards[start:start + 4]):
             x = margin + (k % 2) * cell_w
             top = height - margin - header - (k // 2) * cell_h
             c.setStrokeColorRGB(0.75, 0.75, 0.75)
             c.rect(x + 3, top - cell_h + 3, cell_w - 6, cell_h - 6, stroke=1, fill=0)
-            _board(c, board, x + 10, top - 10, cell_w - 20,
+            draw_board(c, board, x + 10, top - 10, cell_w - 20,
                    analysis.get(board.number) if analysis else None)
         c.showPage()
     c.save()
     return pages
 
 
-def _header(c: object, width: float, height: float, margin: float, club: str, event: str,
-            date: str, page: int) -> None:
+def draw_header(c: object, width: float, height: float, margin: float, club: str, event: str,
+                date: str, page: int) -> None:
+    """Draw a hand-record page's header on the reportlab canvas ``c``.
+
+    The club (or "Hand records") in bold at the top left, the event and date
+    under it, ``page N`` at the top right; it takes 46 points below ``margin``.
+    Used by :func:`records_pdf` and by the panel's results PDF, so both look alike.
+
+    >>> from io import BytesIO
+    >>> from reportlab.pdfgen.canvas import Canvas
+    >>> register_fonts()
+    >>> c = Canvas(BytesIO(), pagesize=(595, 842))
+    >>> draw_header(c, 595, 842, 28.0, "Club", "Tuesday pairs", "2026.11.24", 1)
+    """
     c.setFillColorRGB(0, 0, 0)  # type: ignore[attr-defined]
     c.setFont(FONT_BOLD, 15)  # type: ignore[attr-defined]
     c.drawString(margin, height - margin - 14, club or "Hand records")  # type: ignore[attr-defined]
@@ -138,8 +150,23 @@ def _hand(c: object, hand: Hand, x: float, y: float, size: float = 0.0) -> None:
         c.drawString(x + size * 1.05, yy, holding_text(hand, suit))  # type: ignore[attr-defined]
 
 
-def _board(c: object, board: Board, x: float, top: float, w: float,
-           result: tuple[object, object] | None) -> None:
+def draw_board(c: object, board: Board, x: float, top: float, w: float,
+               result: tuple[object, object] | None) -> None:
+    """Draw one board's hand record on the reportlab canvas ``c``, from ``(x, top)`` down.
+
+    Number, dealer and vulnerability, the four hands around a compass with
+    each hand's HCP, and, if ``result`` is a ``(DDTable, Par)`` pair from the
+    analysis, the makeable-contracts grid and the par score. ``w`` is the width
+    of the cell (the hands are placed within it); a cell needs about 330 points
+    of height with the grid. A board with no deal says so.
+
+    >>> from io import BytesIO
+    >>> from reportlab.pdfgen.canvas import Canvas
+    >>> from dealer.generate import random_dealset
+    >>> register_fonts()
+    >>> c = Canvas(BytesIO(), pagesize=(595, 842))
+    >>> draw_board(c, random_dealset([1]).boards[0], 38, 760, 250, None)
+    """
     c.setFillColorRGB(0, 0, 0)  # type: ignore[attr-defined]
     c.setFont(FONT_BOLD, 12)  # type: ignore[attr-defined]
     c.drawString(x, top - 12, f"Board {board.number}")  # type: ignore[attr-defined]

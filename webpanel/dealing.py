@@ -2,8 +2,8 @@
 resume or abort it.
 
 The page reads only the store. The job is advanced by the panel's emulated
-machine (:mod:`webpanel.runner`) or, in a club with the hardware, by the rig
-writing the same status rows.
+machine (:mod:`webpanel.runner`, no camera) or by the rig
+(:mod:`webpanel.rigrunner`), which also stores the camera's latest picture.
 """
 
 from __future__ import annotations
@@ -69,13 +69,17 @@ def status(job_id: int) -> Response:
     return jsonify(jobs.status(store(), job_id))
 
 
-@bp.route("/<int:job_id>/image.png")
+@bp.route("/<int:job_id>/image")
 @director_required
 def image(job_id: int) -> Response:
+    """The camera's latest picture (JPEG from the rig); the page asks again when
+    ``image_version`` in the status changes."""
     data = jobs.image(store(), job_id)
     if data is None:
         abort(404)
-    return send_file(io.BytesIO(data), mimetype="image/png")
+    resp = send_file(io.BytesIO(data), mimetype=jobs.image_type(data))
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
 
 
 @bp.route("/<int:job_id>/command", methods=["POST"])

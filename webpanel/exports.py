@@ -115,7 +115,7 @@ def results_pdf(name: str, date: str, scored: Scored, dealset: DealSet | None) -
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfgen.canvas import Canvas
 
-    from dealer.records import _board, _header, register_fonts  # the records' own drawing
+    from dealer.records import draw_board, draw_header, register_fonts  # as the hand records
 
     register_fonts()
     buf = io.BytesIO()
@@ -152,10 +152,10 @@ def results_pdf(name: str, date: str, scored: Scored, dealset: DealSet | None) -
     if dealset is not None and not dealset.sealed:
         boards = [b for b in dealset.boards if b.number in scored.travellers]
         for start in range(0, len(boards), 4):
-            _header(c, w, h, 28.0, "", name, date, start // 4 + 1)
+            draw_header(c, w, h, 28.0, "", name, date, start // 4 + 1)
             cw, ch = (w - 56) / 2, (h - 56 - 46) / 2
             for k, b in enumerate(boards[start:start + 4]):
-                _board(c, b, 28 + (k % 2) * cw + 10, h - 28 - 46 - (k // 2) * ch - 10, cw - 20,
+                draw_board(c, b, 28 + (k % 2) * cw + 10, h - 28 - 46 - (k // 2) * ch - 10, cw - 20,
                        None)
             c.showPage()
     c.save()

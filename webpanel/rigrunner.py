@@ -4,7 +4,9 @@ The panel may not import the rig (an adapter never imports another adapter
 or the rig), so it runs the command line the rig registers, exactly as a
 director would in a terminal, and watches two things: the rig's journal in
 the store (cards routed, boards finished) and the rig's notices on its
-standard output (a line starting ``!`` is a stop with an instruction).
+standard output (a line starting ``!`` is a stop with an instruction). The
+rig is told the job (``--job``) and stores the camera's latest picture in it
+(:class:`rig.PictureFeed`), which the dealing page shows.
 Pause and resume stop and continue the child process (the emulated machine
 lives inside it); abort ends it, and its journal lets a later run resume.
 """
@@ -28,7 +30,8 @@ def start(store: Store, job_id: int, config: dict[str, Any]) -> threading.Thread
     url = store.engine.url.render_as_string(hide_password=False)
     cmd = [sys.executable, "-m", "dealer", "deal", str(st["deal_set_id"]), "--machine",
            config.get("RIG_MACHINE", "emulator"), "--camera", config.get("RIG_CAMERA", "emulator"),
-           "--db", url, "--new", "--time-scale", str(config.get("RIG_TIME_SCALE", 0.05))]
+           "--db", url, "--new", "--time-scale", str(config.get("RIG_TIME_SCALE", 0.05)),
+           "--job", str(job_id)]  # the rig stores the camera's latest picture in the job
     if config.get("RIG_FAULTS"):
         cmd += ["--faults", str(config["RIG_FAULTS"])]
     before = dealing.newest_run(store)
@@ -63,7 +66,7 @@ def _watch(store: Store, job_id: int, st: dict[str, Any], proc: subprocess.Popen
     paused = False
     while True:
         rc = proc.poll()
-        prog = dealing.rig_progress(store, st["deal_set_id"], before) or {}
+        prog = dealing.rig_progress(store, st["deal_set_id"], before, mode="deal") or {}
         values: dict[str, Any] = {
             "boards_done": prog.get("boards_done", 0), "cards_done": prog.get("cards_done", 0),
             "current_board": None if prog.get("current_slot") is None

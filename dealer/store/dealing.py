@@ -16,10 +16,12 @@ watch.
 
 from __future__ import annotations
 
+import zlib
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy import update as sa_update
 
 from dealer.errors import BoardwrightError
 from dealer.store.models import BoardRow
@@ -28,6 +30,9 @@ from dealer.store.repository import Store
 
 COMMANDS = ("pause", "resume", "abort")
 FINAL = ("done", "aborted")
+#: The largest camera picture kept (the rig sends ~320 px wide JPEGs of 10-30 kB).
+MAX_IMAGE = 512 * 1024
+_SIGNATURES = {b"\xff\xd8\xff": "image/jpeg", b"\x89PNG\r\n\x1a\n": "image/png"}
 
 
 def create(store: Store, deal_set_id: int, machine: str = "emulator") -> int:
@@ -76,13 +81,55 @@ def status(store: Store, job_id: int) -> dict[str, Any]:
                 "boards_done": job.boards_done, "cards_done": job.cards_done,
                 "current_board": job.current_board, "message": job.message,
                 "instruction": job.instruction, "has_image": job.image is not None,
+                # Changes when a new picture arrives: the page reloads the picture then only.
+                "image_version": None if job.image is None else f"{zlib.crc32(job.image):08x}",
                 "updated_at": job.updated_at.isoformat()}
 
 
 def image(store: Store, job_id: int) -> bytes | None:
+    """The camera's latest picture of a job (PNG or JPEG bytes), ``None`` if none yet."""
     with store._read() as s:
         job = s.get(DealingJob, job_id)
         return None if job is None else job.image
+
+
+def image_type(data: bytes) -> str:
+    """The MIME type of a stored picture, from its signature.
+
+    >>> image_type(b"\\xff\\xd8\\xff\\xe0...") , image_type(b"\\x89PNG\\r\\n\\x1a\\n...")
+    ('image/jpeg', 'image/png')
+    """
+    for sig, mime in _SIGNATURES.items():
+        if data.startswith(sig):
+            return mime
+    raise BoardwrightError("a camera picture must be PNG or JPEG")
+
+
+def set_image(store: Store, job_id: int, data: bytes) -> None:
+    """Keep ``data`` (PNG or JPEG, at most :data:`MAX_IMAGE` bytes) as the job's picture.
+
+    The rig calls this from its picture thread, a couple of times a second;
+    it writes the one column only, so it never takes a pending command from
+    the runner (as :func:`update` does). The encoding happens in the rig: the
+    store only keeps bytes.
+
+    >>> from dealer.store import Store
+    >>> from dealer.generate import random_dealset
+    >>> with Store.open("sqlite://") as st:
+    ...     job = create(st, st.save(random_dealset([1])))
+    ...     set_image(st, job, b"\\x89PNG\\r\\n\\x1a\\n" + bytes(8))
+    ...     status(st, job)["has_image"], len(image(st, job))
+    (True, 16)
+    """
+    image_type(data)
+    if len(data) > MAX_IMAGE:
+        raise BoardwrightError(f"a camera picture of {len(data)} bytes is too big "
+                               f"(at most {MAX_IMAGE})")
+    with store._write() as s:
+        done = s.execute(sa_update(DealingJob).where(DealingJob.id == job_id)
+                         .values(image=data))
+        if not done.rowcount:  # type: ignore[attr-defined]
+            raise BoardwrightError(f"there is no dealing job {job_id}")
 
 
 def jobs(store: Store) -> list[dict[str, Any]]:
@@ -91,12 +138,16 @@ def jobs(store: Store) -> list[dict[str, Any]]:
     return [status(store, i) for i in ids]
 
 
-def rig_progress(store: Store, deal_set_id: int, after_run: int = 0) -> dict[str, Any] | None:
-    """Progress of the rig's newest dealing run of a set, read from its journal.
+def rig_progress(store: Store, deal_set_id: int, after_run: int = 0,
+                 mode: str = "deal") -> dict[str, Any] | None:
+    """Progress of the rig's newest run of a set in ``mode``, read from its journal.
 
     The rig (``boardwright deal``) journals every card it routes and every
     board it finishes (:mod:`dealer.store.journal`); the panel only reads.
-    ``None`` until a run newer than ``after_run`` exists.
+    Only runs of ``mode`` count (``deal``, or a scan mode: ``verify``,
+    ``record``, ``play``): a verification of the same set started meanwhile
+    is a run of its own and must not pass for the dealing's progress.
+    ``None`` until a run of that mode newer than ``after_run`` exists.
     """
     from sqlalchemy import func
 
@@ -104,6 +155,7 @@ def rig_progress(store: Store, deal_set_id: int, after_run: int = 0) -> dict[str
 
     with store._read() as s:
         run = s.scalars(select(DealingRun).where(DealingRun.deal_set_id == deal_set_id,
+                                                 DealingRun.mode == mode,
                                                  DealingRun.id > after_run)
                         .order_by(DealingRun.id.desc()).limit(1)).first()
         if run is None:

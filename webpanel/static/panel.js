@@ -34,8 +34,16 @@ if (dealing) {
       dealing.dataset.state = st.state;
       const p = dealing.querySelector("[data-bw-progress]");
       if (p) p.value = st.cards_done;
+      // A new camera picture: load it (the version in the address defeats caches) and
+      // hide the "no picture" text. The same picture is not fetched again.
       const img = dealing.querySelector("[data-bw-camera]");
-      if (img && st.has_image) { img.hidden = false; img.src = dealing.dataset.bwImage + "?t=" + Date.now(); }
+      if (img && st.image_version && img.dataset.version !== st.image_version) {
+        img.dataset.version = st.image_version;
+        img.src = dealing.dataset.bwImage + "?v=" + encodeURIComponent(st.image_version);
+        img.hidden = false;
+        const none = dealing.querySelector("[data-bw-nocamera]");
+        if (none) none.hidden = true;
+      }
       if (st.state === "done" || st.state === "aborted") return;
     } catch (e) { /* the next poll tries again */ }
     setTimeout(tick, 400);
