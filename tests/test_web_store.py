@@ -63,3 +63,28 @@ def test_two_phones_on_one_pad_lose_nothing(db_url: str) -> None:  # noqa: F811
         pad, view = pads.view(st, tok)
         assert sorted(e["sid"] for e in pad.entries) == sorted(e["sid"] for e in entries)
         assert view.totals == {"NS": 12 * 110, "EW": 0}
+
+
+def _enter_from_process(args: tuple[str, int, int]) -> list[str]:
+    url, ce, table = args
+    with Store.open(url, migrate_schema=False) as st:
+        return [rs.submit(st, ce, "A", table, 1, rs.Entry(b, "4S", "N", 10),
+                          submission_id=f"t{table}b{b}", who=f"table {table}",
+                          confirm=True).status for b in range(1, 41)]
+
+
+def test_writers_in_several_processes_take_turns_on_sqlite(tmp_path) -> None:
+    """Gunicorn runs several worker processes: on SQLite their writers queue at the
+    store's writer turn (an flock) instead of failing with "database is locked"."""
+    import multiprocessing
+
+    url = f"sqlite:///{tmp_path / 'bw.sqlite'}"
+    with Store.open(url) as st:
+        ce = rs.create_club_event(st, "Many", tables=6)
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(3) as pool:
+        outs = pool.map(_enter_from_process, [(url, ce, t) for t in range(1, 7)])
+    assert all(o == ["recorded"] * 40 for o in outs)
+    assert (tmp_path / "bw.sqlite-writer.lock").exists()
+    with Store.open(url) as st:
+        assert len(rs.results(st, ce)) == 240
