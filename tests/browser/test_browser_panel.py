@@ -65,6 +65,7 @@ def test_director_creates_an_event_and_deals_on_the_emulated_machine(server, bro
     shot(page, "01-event-created")
     # The first job runs on the rig (`boardwright deal`: the emulated machine and camera).
     app.config["DEALING_RUNNER"] = "rig"
+    app.config["RIG_FAULTS"] = "unreadable@6"  # the camera's picture of it stays on the page
     page.click("text=Deal the boards")
     assert "the rig" in page.inner_text("main")
     start_url = page.url
@@ -73,7 +74,12 @@ def test_director_creates_an_event_and_deals_on_the_emulated_machine(server, bro
     assert page.inner_text("[data-bw-field=boards_done]") == "6"
     assert page.inner_text("[data-bw-field=cards_done]") == "312"
     assert "all 6 boards are dealt and checked" in page.inner_text("[data-bw-field=message]")
+    # The rig's camera picture replaced the "no picture" text, and it has really loaded.
+    expect(page.locator("[data-bw-camera]")).to_be_visible()
+    expect(page.locator("[data-bw-nocamera]")).to_be_hidden()
+    page.wait_for_function("document.querySelector('[data-bw-camera]').naturalWidth >= 320")
     shot(page, "02-dealing-on-the-rig-done")
+    app.config.pop("RIG_FAULTS")
     # The panel's own emulator shows an unreadable card and the instruction, then resumes.
     app.config["DEALING_RUNNER"] = "emulator"
     page.goto(start_url)
@@ -152,7 +158,7 @@ def test_a_table_enters_a_full_round_on_a_phone_with_a_retry_and_a_conflict(
     # Board 2, then the round is complete.
     _fill(phone, 2, "3", "NT", "E", "8", dbl="X")
     phone.click("#send")
-    assert "Board board 2: 3NTX by E, 8 tricks, NS +100" in phone.inner_text("main")
+    assert "Board 2 recorded: 3NTX by E, 8 tricks, NS +100." in phone.inner_text("main")
     assert phone.is_visible("#round-complete")
     shot(phone, "05-phone-round-complete")
 
