@@ -20,6 +20,7 @@ Prints figures, then one JSON line.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import glob
 import http.client
 import json
@@ -34,7 +35,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from concurrent.futures import ProcessPoolExecutor
@@ -47,7 +47,6 @@ sys.path.insert(0, str(ROOT))
 SECTIONS = ("A", "B", "C", "D")
 TABLES = 25  # 4 sections x 25 tables = 100 tables; a 25-table Mitchell has 25 rounds
 RETRY_RATE = 0.05
-CLIENT_PROCESSES = int(os.environ.get("BW_CLIENTS", "4"))
 
 
 def free_port() -> int:
@@ -114,38 +113,31 @@ class Table:
 
 
 class Connection:
-    """One keep-alive HTTP/1.1 connection, spoken directly on a socket.
+    """One keep-alive HTTP/1.1 connection, spoken directly on an asyncio stream.
 
     The simulated tables share the machine's two cores with the panel, so the
-    client must cost as little as it can: ``http.client`` parses every
-    response's headers with the ``email`` package, which took a fifth of the
-    CPU the whole run had. This reads only the status, Content-Length and
-    Set-Cookie, which is all a table needs here.
+    client must cost as little as it can: one event loop for all the tables
+    (threads spent most of their time handing the GIL to each other) and no
+    ``http.client`` (it parses every response's headers with the ``email``
+    package). This reads only the status, Content-Length and Set-Cookie,
+    which is all a table needs here.
     """
 
     def __init__(self, port: int) -> None:
         self.port = port
-        self.sock: socket.socket | None = None
-        self.buf = b""
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
 
     def close(self) -> None:
-        if self.sock is not None:
-            self.sock.close()
-            self.sock = None
+        if self.writer is not None:
+            self.writer.close()
+            self.reader = self.writer = None
 
-    def _recv(self) -> None:
-        assert self.sock is not None
-        chunk = self.sock.recv(65536)
-        if not chunk:
-            raise ConnectionError("the panel closed the connection")
-        self.buf += chunk
-
-    def exchange(self, method: str, path: str, body: str | None,
-                 cookie: str) -> tuple[int, str, str]:
-        if self.sock is None:
-            self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=30)
-            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            self.buf = b""
+    async def exchange(self, method: str, path: str, body: str | None,
+                       cookie: str) -> tuple[int, str, str]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        assert self.reader is not None
         data = (body or "").encode()
         head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         if cookie:
@@ -153,10 +145,8 @@ class Connection:
         if body is not None:
             head += ("Content-Type: application/x-www-form-urlencoded\r\n"
                      f"Content-Length: {len(data)}\r\n")
-        self.sock.sendall(head.encode() + b"\r\n" + data)
-        while b"\r\n\r\n" not in self.buf:
-            self._recv()
-        raw, _, self.buf = self.buf.partition(b"\r\n\r\n")
+        self.writer.write(head.encode() + b"\r\n" + data)
+        raw = await self.reader.readuntil(b"\r\n\r\n")
         lines = raw.decode("latin-1").split("\r\n")
         status = int(lines[0].split()[1])
         length, set_cookie, closing = 0, "", False
@@ -171,18 +161,16 @@ class Connection:
                 closing = True
             elif name == "transfer-encoding":
                 raise http.client.HTTPException("chunked responses are not expected here")
-        while len(self.buf) < length:
-            self._recv()
-        payload, self.buf = self.buf[:length], self.buf[length:]
+        payload = await self.reader.readexactly(length) if length else b""
         if closing:
             self.close()
         return status, payload.decode("utf-8", "replace"), set_cookie
 
 
-def _request(conn: Connection, t: Table, method: str, path: str,
-             body: str | None = None, cookie: str = "") -> tuple[int, str, str]:
+async def _request(conn: Connection, t: Table, method: str, path: str,
+                   body: str | None = None, cookie: str = "") -> tuple[int, str, str]:
     start = time.perf_counter()
-    out = conn.exchange(method, path, body, cookie)
+    out = await conn.exchange(method, path, body, cookie)
     t.latencies.append(time.perf_counter() - start)
     return out
 
@@ -192,11 +180,11 @@ def _form(**fields: object) -> str:
     return urlencode({k: str(v) for k, v in fields.items()})
 
 
-def run_table(port: int, t: Table, deadline: float, seed: int) -> None:
+async def run_table(port: int, t: Table, deadline: float, seed: int) -> None:
     rnd = random.Random(seed)
     conn = Connection(port)
     try:
-        status, page, cookie = _request(conn, t, "GET", f"/t/{t.token}")
+        status, page, cookie = await _request(conn, t, "GET", f"/t/{t.token}")
         m = re.search(r'name="csrf_token" value="([^"]+)"', page)
         if status != 200 or m is None:
             t.errors.append(f"entry page: {status}")
@@ -210,7 +198,7 @@ def run_table(port: int, t: Table, deadline: float, seed: int) -> None:
                 body = _form(csrf_token=token, submission_id=uuid.uuid4().hex, board=board,
                              level=4, strain="S", dbl="", declarer="N", tricks=tricks, lead="")
                 path = f"/t/{t.token}/enter?round={round_no}"
-                status, _, _ = _request(conn, t, "POST", path, body, cookie)
+                status, _, _ = await _request(conn, t, "POST", path, body, cookie)
                 if status != 302:
                     t.errors.append(f"enter board {board}: HTTP {status}")
                     continue
@@ -218,7 +206,7 @@ def run_table(port: int, t: Table, deadline: float, seed: int) -> None:
                 todo.pop(0)
                 if rnd.random() < RETRY_RATE:  # the same form again: must change nothing
                     t.retries += 1
-                    status, _, _ = _request(conn, t, "POST", path, body, cookie)
+                    status, _, _ = await _request(conn, t, "POST", path, body, cookie)
                     if status != 302:
                         t.errors.append(f"retry board {board}: HTTP {status}")
             else:
@@ -228,7 +216,7 @@ def run_table(port: int, t: Table, deadline: float, seed: int) -> None:
                              version=t.versions[board], contract="4S", declarer="N",
                              tricks=tricks)
                 path = f"/t/{t.token}/fix/{board}?round={t.rounds[board]}"
-                status, _, _ = _request(conn, t, "POST", path, body, cookie)
+                status, _, _ = await _request(conn, t, "POST", path, body, cookie)
                 if status != 302:
                     t.errors.append(f"correct board {board}: HTTP {status}")
                     continue
@@ -236,13 +224,24 @@ def run_table(port: int, t: Table, deadline: float, seed: int) -> None:
                 t.versions[board] += 1
                 if rnd.random() < RETRY_RATE:
                     t.retries += 1
-                    status, _, _ = _request(conn, t, "POST", path, body, cookie)
+                    status, _, _ = await _request(conn, t, "POST", path, body, cookie)
                     if status != 302:
                         t.errors.append(f"retry correction {board}: HTTP {status}")
-    except (OSError, http.client.HTTPException) as exc:
+    except (OSError, asyncio.IncompleteReadError, http.client.HTTPException) as exc:
         t.errors.append(f"connection: {exc}")
     finally:
         conn.close()
+
+
+def run_tables(port: int, tables: list[Table], deadline: float) -> list[Table]:
+    """All the tables in one event loop until the (wall-clock) deadline."""
+    local_deadline = time.perf_counter() + (deadline - time.time())
+
+    async def everyone() -> None:
+        await asyncio.gather(*(run_table(port, t, local_deadline, i)
+                               for i, t in enumerate(tables)))
+    asyncio.run(everyone())
+    return tables
 
 
 def _cpu_seconds(root: int) -> float:
@@ -275,20 +274,6 @@ def _wait_ready(port: int, workers: int) -> None:
     raise RuntimeError("the panel did not start under gunicorn")
 
 
-def run_group(port: int, tables: list[Table], deadline: float, seed: int) -> list[Table]:
-    """One client process: a thread per table until the (wall-clock) deadline."""
-    # perf_counter is per process; the deadline is wall-clock time.
-    local_deadline = time.perf_counter() + (deadline - time.time())
-    threads = [threading.Thread(target=run_table, args=(port, t, local_deadline,
-                                                         seed * 1000 + i))
-               for i, t in enumerate(tables)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    return tables
-
-
 # ------------------------------------------------------------------ one backend
 def run_backend(name: str, url: str, seconds: float, workers: int, threads: int) -> dict:
     from dealer.store import Store
@@ -319,12 +304,11 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int)
         cpu_before = _cpu_seconds(proc.pid)
         start = time.time()
         deadline = start + seconds
-        groups = [tables[i::CLIENT_PROCESSES] for i in range(CLIENT_PROCESSES)]
+        # The tables run in a child process of their own (one event loop), so the
+        # bench's own bookkeeping never competes with them.
         ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(CLIENT_PROCESSES, mp_context=ctx) as pool:
-            done = list(pool.map(run_group, [port] * len(groups), groups,
-                                 [deadline] * len(groups), range(len(groups))))
-        tables = [t for g in done for t in g]
+        with ProcessPoolExecutor(1, mp_context=ctx) as pool:
+            tables = pool.submit(run_tables, port, tables, deadline).result()
         elapsed = time.time() - start
         panel_cpu = _cpu_seconds(proc.pid) - cpu_before
     finally:

@@ -134,6 +134,45 @@ def test_table_forms_need_no_cookie_and_their_token_is_bound_to_the_table(app: F
         assert [(x.table_no, x.board) for x in rs.results(store(), ce)] == [(1, 1)]
 
 
+def _fix(client, token: str, board: int, version: int, tricks: str, sid: str):
+    page = client.get(f"/t/{token}?round=1").get_data(as_text=True)
+    form_token = re.search(r'name="csrf_token" value="([^"]+)"', page)[1]
+    return client.post(f"/t/{token}/fix/{board}?round=1", data={
+        "csrf_token": form_token, "submission_id": sid, "version": str(version),
+        "contract": "4S", "declarer": "N", "tricks": tricks})
+
+
+def test_a_table_changes_its_own_entry_until_publication(app: Flask) -> None:
+    c = app.test_client()
+    director(c)
+    ce = new_event(c)
+    tok = _tokens(app, ce)[1]
+    phone = app.test_client()
+    assert _enter(phone, tok, 1, sid="e1").status_code == 302
+    r = _fix(phone, tok, 1, 1, "9", "f1")
+    assert r.status_code == 302
+    said = phone.get(r.headers["Location"]).get_data(as_text=True)
+    assert "Board 1 changed: 4S by N, 9 tricks, NS -50." in said
+    # The same change form again changes nothing; a stale page is a conflict.
+    r = _fix(phone, tok, 1, 1, "9", "f1")
+    assert "already changed from this form" in phone.get(r.headers["Location"]).get_data(
+        as_text=True)
+    r = _fix(phone, tok, 1, 1, "11", "f2")
+    assert r.status_code == 409 and "changed meanwhile" in r.get_data(as_text=True)
+    assert _fix(phone, tok, 2, 1, "9", "f3").status_code == 404  # board 2 not entered here
+    with app.app_context():
+        row = rs.results(store(), ce)[0]
+        assert (row.tricks, row.score, row.version) == (9, -50, 2)
+        assert [(x.field, x.old, x.new) for x in rs.changes(store(), ce)] == [
+            ("tricks", "10", "9"), ("score", "420", "-50")]
+    # Once published, only the director corrects.
+    c.post(f"/events/{ce}/desk/publish", data={"csrf_token": csrf(c, f"/events/{ce}/desk/")})
+    r = _fix(phone, tok, 1, 2, "10", "f4")
+    assert r.status_code == 403 and "the results are published" in r.get_data(as_text=True)
+    with app.app_context():
+        assert rs.results(store(), ce)[0].tricks == 9
+
+
 def test_table_token_opens_only_its_table(app: Flask) -> None:
     c = app.test_client()
     director(c)

@@ -166,12 +166,6 @@ def fix(token: str, board: int) -> Response | str | tuple[str, int]:
     """The table changes its own entry (until the results are published), with an audit row."""
     ctx = _table(token)
     rnd = _round(ctx)
-    row = _mine(ctx, board).get(board)
-    if row is None:
-        abort(404)
-    if ctx.ce.published_at is not None:
-        return _render(ctx, rnd, error="the results are published: ask the director",
-                       status=403)
     f = request.form
     try:
         version = int(f.get("version", ""))
@@ -179,14 +173,19 @@ def fix(token: str, board: int) -> Response | str | tuple[str, int]:
     except ValueError:
         return _render(ctx, rnd, error="the form is incomplete; reload the page", status=400)
     try:
-        out = rs.correct(store(), row.id, who=f"table {ctx.token.section}{ctx.token.table_no}",
-                         reason=f.get("reason", "corrected at the table")[:300],
-                         submission_id=f.get("submission_id", "")[:64] or None,
-                         expected_version=version, contract=f.get("contract", "")[:8],
-                         declarer=f.get("declarer", "")[:1], tricks=tricks,
-                         lead=f.get("lead", "")[:3])
+        out = rs.correct_at_table(
+            store(), ctx.ce, ctx.token.section, ctx.token.table_no, board,
+            who=f"table {ctx.token.section}{ctx.token.table_no}",
+            reason=f.get("reason", "corrected at the table")[:300],
+            submission_id=f.get("submission_id", "")[:64] or None, expected_version=version,
+            contract=f.get("contract", "")[:8], declarer=f.get("declarer", "")[:1],
+            tricks=tricks, lead=f.get("lead", "")[:3])
     except rs.EntryError as exc:
+        if exc.field == "published":
+            return _render(ctx, rnd, error=str(exc), status=403)
         return _render(ctx, rnd, error=str(exc), field=exc.field, status=400)
+    if out is None:  # this table has no entry on that board
+        abort(404)
     if out.status == "conflict":
         return _render(ctx, rnd, conflict=out.message, status=409)
     said = "changed" if out.status == "corrected" else "rechanged"

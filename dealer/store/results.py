@@ -33,6 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
+from types import SimpleNamespace
 
 from sqlalchemy import Connection, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -407,8 +408,9 @@ def submit(store: Store, club_event_id: int, section: str, table: int, round_no:
                          {"id": submission_id, "result_id": rid, "kind": "entry"})
     except IntegrityError:
         return _after_race(store, club_event_id, section, table, entry.board, submission_id)
-    row = ResultRow(id=rid, **values)
-    return Outcome("recorded", row.id, score, f"board {entry.board}: {describe(row)}",
+    # What describe() reads, without building a mapped object for one sentence.
+    row = SimpleNamespace(ns_artificial=None, not_played=False, **values)
+    return Outcome("recorded", rid, score, f"board {entry.board}: {describe(row)}",  # type: ignore[arg-type]
                    warnings)
 
 
@@ -576,9 +578,36 @@ def correct(store: Store, result_id: int, *, who: str, reason: str = "",
         return Outcome("duplicate", result_id, None, "already recorded; nothing changed")
 
 
+def correct_at_table(store: Store, ce: ClubEvent, section: str, table: int, board: int, *,
+                     who: str, reason: str, submission_id: str | None,
+                     expected_version: int, **values: object) -> Outcome | None:
+    """A table changes its own entry on ``board``; ``None`` if it has none.
+
+    ``ce`` is the club event as read for this request: a table may change its
+    entries only until the results are published (then only the director may).
+    """
+    with store.engine.connect() as conn:
+        found = conn.execute(_AT_TABLE_BOARD, {"ce": ce.id, "section": section,
+                                               "table": table, "board": board}).first()
+    if found is None:
+        return None
+    if ce.published_at is not None:
+        raise EntryError("the results are published: ask the director", "published")
+    row = _detached(found)
+    try:
+        return _correct(store, row.id, who=who, reason=reason, submission_id=submission_id,
+                        expected_version=expected_version, known=(row, ce), **values)
+    except _Stale:
+        now = result(store, row.id)
+        return Outcome("conflict", row.id, now.score,
+                       f"the result was changed meanwhile (now {describe(now)})")
+    except _Resent:
+        return Outcome("duplicate", row.id, None, "already recorded; nothing changed")
+
+
 def _correct(store: Store, result_id: int, *, who: str, reason: str,
              submission_id: str | None, expected_version: int | None,
-             **values: object) -> Outcome:
+             known: tuple[ResultRow, ClubEvent] | None = None, **values: object) -> Outcome:
     for k in values:
         if k not in EDITABLE:
             raise EntryError(f"{k} cannot be corrected", k)
@@ -589,15 +618,18 @@ def _correct(store: Store, result_id: int, *, who: str, reason: str,
         if submission_id is not None and conn.execute(_SUBMISSION_SEEN,
                                                       {"sid": submission_id}).first():
             return Outcome("duplicate", result_id, None, "already recorded; nothing changed")
-        found = conn.execute(_RESULT_BY_ID, {"rid": result_id}).first()
-        if found is None:
-            raise EntryError(f"there is no result {result_id}")
-        row = _detached(found)
+        if known is not None:  # read by the caller in this request
+            row, ce = known
+        else:
+            found = conn.execute(_RESULT_BY_ID, {"rid": result_id}).first()
+            if found is None:
+                raise EntryError(f"there is no result {result_id}")
+            row = _detached(found)
+            ce = ClubEvent(**conn.execute(_CLUB_EVENT_BY_ID, {"ce": row.club_event_id}
+                                          ).one()._asdict())
         if expected_version is not None and row.version != expected_version:
             return Outcome("conflict", result_id, row.score,
                            f"the result was changed meanwhile (now {describe(row)})")
-        ce = ClubEvent(**conn.execute(_CLUB_EVENT_BY_ID, {"ce": row.club_event_id}
-                                      ).one()._asdict())
         old = {k: getattr(row, k) for k in (*EDITABLE, "score")}
         new = dict(old)
         new.update(values)
