@@ -139,8 +139,9 @@ def results_pdf(name: str, date: str, scored: Scored, dealset: DealSet | None) -
     for ln, standings in scored.rankings.items():
         line(f"Rankings {ln}".strip(), True)
         for s in standings:
-            line(f"{s.place:>4}  pair {s.pair:<8} {s.score:8.2f}{'%' if s.unit == '%' else ' IMPs'}"
-                 f"  ({s.boards} boards)")
+            unit = "%" if s.unit == "%" else f" {s.unit}"
+            who = s.pair if "team" in s.pair else f"pair {s.pair}"
+            line(f"{s.place:>4}  {who:<13} {s.score:8.2f}{unit}  ({s.boards} boards)")
         y -= 8
     for number, lines in sorted(scored.travellers.items()):
         line(f"Board {number}", True)
