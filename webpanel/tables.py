@@ -77,7 +77,7 @@ def _round(ctx: TableContext) -> int:
     return min(max(r, 1), ctx.movement.rounds)
 
 
-def _mine(ctx: TableContext, board: int | None = None) -> dict[int, rs.ResultRow]:
+def _mine(ctx: TableContext, board: int | None = None) -> dict[int, rs.ResultLine]:
     """This table's results by board (only this table's; only ``board`` if given)."""
     return rs.table_results(store(), ctx.ce.id, ctx.token.section, ctx.token.table_no, board)
 
@@ -98,7 +98,7 @@ _SAID = {
 }
 
 
-def _said(mine: dict[int, rs.ResultRow]) -> str:
+def _said(mine: dict[int, rs.ResultLine]) -> str:
     """The line confirming what the last form did, from the redirect's address."""
     for key, text in _SAID.items():
         b = request.args.get(key, type=int)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from types import SimpleNamespace
 
-from sqlalchemy import Connection, bindparam, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -83,6 +84,25 @@ _EVENTS = Event.__table__
 _RESULTS = ResultRow.__table__
 _SUBMISSIONS = Submission.__table__
 _CHANGES = ResultChange.__table__
+
+
+_readers: dict[int, Engine] = {}
+
+
+def _reads(store: Store) -> Engine:
+    """The engine for the entry path's one-statement reads.
+
+    On PostgreSQL they run in autocommit: a read in a transaction of its own
+    costs a BEGIN and a ROLLBACK round trip besides the SELECT. (SQLite's
+    driver begins no transaction for a SELECT.)
+    """
+    engine = store.engine
+    if engine.dialect.name != "postgresql":
+        return engine
+    reader = _readers.get(id(engine))
+    if reader is None:
+        reader = _readers[id(engine)] = engine.execution_options(isolation_level="AUTOCOMMIT")
+    return reader
 
 
 @contextmanager
@@ -230,6 +250,7 @@ def update_event(store: Store, club_event_id: int, **values: object) -> None:
             if k not in allowed:
                 raise EntryError(f"{k} cannot be changed", k)
             setattr(ce, k, v)
+    forget_contexts()
 
 
 def tokens(store: Store, club_event_id: int) -> list[TableToken]:
@@ -252,22 +273,46 @@ _CONTEXT = (select(_TOKENS, _CLUB_EVENTS, _EVENTS)
             .where(_TOKENS.c.token == bindparam("token")))
 
 
+# Every request from a table needs its table and club event. They are kept here for
+# a moment, so a table sending entries back to back reads them once: a change the
+# director makes (the current round, the options) reaches the tables within
+# CONTEXT_SECONDS, at once in this process. Nothing that guards a result relies on
+# this copy: a table's change checks publication in its own query.
+CONTEXT_SECONDS = 2.0
+_contexts: dict[tuple[int, str], tuple[float, tuple[TableToken, ClubEvent, Event]]] = {}
+
+
+def forget_contexts() -> None:
+    """Drop the kept table contexts (after the director changed a club event)."""
+    _contexts.clear()
+
+
 def table_context(store: Store, token: str) -> tuple[TableToken, ClubEvent, Event] | None:
     """The table, its club event and event in one query (every table request needs them).
 
     The objects are built from one Core row and belong to no session: they
-    are read, never written back.
+    are read, never written back (they are shared by the requests of the next
+    :data:`CONTEXT_SECONDS`).
     """
     if not token or len(token) > 64:
         return None
-    with store.engine.connect() as conn:
+    key = (id(store.engine), token)
+    now = time.monotonic()
+    kept = _contexts.get(key)
+    if kept is not None and now - kept[0] < CONTEXT_SECONDS:
+        return kept[1]
+    with _reads(store).connect() as conn:
         row = conn.execute(_CONTEXT, {"token": token}).first()
     if row is None:
         return None
     m = row._mapping
-    return (TableToken(**{c.key: m[c] for c in _TOKENS.c}),
-            ClubEvent(**{c.key: m[c] for c in _CLUB_EVENTS.c}),
-            Event(**{c.key: m[c] for c in _EVENTS.c}))
+    found = (TableToken(**{c.key: m[c] for c in _TOKENS.c}),
+             ClubEvent(**{c.key: m[c] for c in _CLUB_EVENTS.c}),
+             Event(**{c.key: m[c] for c in _EVENTS.c}))
+    if len(_contexts) > 10_000:  # a bound, not a policy: a club has a few hundred tables
+        _contexts.clear()
+    _contexts[key] = (now, found)
+    return found
 
 
 def dealset_of(store: Store, ce: ClubEvent) -> DealSet | None:
@@ -345,7 +390,7 @@ def _board_vulnerability(store: Store, ce: ClubEvent, board: int,
         if conn is not None:
             v = conn.execute(_VULNERABILITY, args).scalar()
         else:
-            with store.engine.connect() as c:
+            with _reads(store).connect() as c:
                 v = c.execute(_VULNERABILITY, args).scalar()
         if v is not None:
             return Vulnerability(v)
@@ -410,7 +455,7 @@ def submit(store: Store, club_event_id: int, section: str, table: int, round_no:
         return _after_race(store, club_event_id, section, table, entry.board, submission_id)
     # What describe() reads, without building a mapped object for one sentence.
     row = SimpleNamespace(ns_artificial=None, not_played=False, **values)
-    return Outcome("recorded", rid, score, f"board {entry.board}: {describe(row)}",  # type: ignore[arg-type]
+    return Outcome("recorded", rid, score, f"board {entry.board}: {describe(row)}",
                    warnings)
 
 
@@ -435,7 +480,7 @@ def _ascii(c: Contract) -> str:
     return c.ascii.split()[0] if " " in c.ascii else c.ascii
 
 
-def describe(row: ResultRow) -> str:
+def describe(row: ResultRow | ResultLine | SimpleNamespace) -> str:
     """A result in words: ``4S by N, 10 tricks, NS +420``, ``passed out``, ``artificial A+/A-``."""
     if row.ns_artificial:
         return f"artificial {row.ns_artificial}/{row.ew_artificial}"
@@ -455,7 +500,7 @@ def results(store: Store, club_event_id: int) -> list[ResultRow]:
 
 
 def table_results(store: Store, club_event_id: int, section: str, table: int,
-                  board: int | None = None) -> dict[int, ResultRow]:
+                  board: int | None = None) -> dict[int, ResultLine]:
     """One table's results by board (or just ``board``), read by the unique index.
 
     A table's page and its corrections need only its own lines; reading the
@@ -463,7 +508,7 @@ def table_results(store: Store, club_event_id: int, section: str, table: int,
     went on.
     """
     args = {"ce": club_event_id, "section": section, "table": table, "board": board}
-    with store.engine.connect() as conn:
+    with _reads(store).connect() as conn:
         rows = conn.execute(_AT_TABLE if board is None else _AT_TABLE_BOARD, args)
         return {r.board: _detached(r) for r in rows}
 
@@ -473,6 +518,8 @@ _AT_TABLE = select(_RESULTS).where(_RESULTS.c.club_event_id == bindparam("ce"),
                                   _RESULTS.c.section == bindparam("section"),
                                   _RESULTS.c.table_no == bindparam("table"))
 _AT_TABLE_BOARD = _AT_TABLE.where(_RESULTS.c.board == bindparam("board"))
+_AT_TABLE_BOARD_PUBLISHED = (_AT_TABLE_BOARD.add_columns(_CLUB_EVENTS.c.published_at)
+                             .join(_CLUB_EVENTS, _CLUB_EVENTS.c.id == _RESULTS.c.club_event_id))
 _SUBMISSION_SEEN = select(_SUBMISSIONS.c.id).where(_SUBMISSIONS.c.id == bindparam("sid"))
 _RESULT_BY_ID = select(_RESULTS).where(_RESULTS.c.id == bindparam("rid"))
 _CLUB_EVENT_BY_ID = select(_CLUB_EVENTS).where(_CLUB_EVENTS.c.id == bindparam("ce"))
@@ -483,8 +530,14 @@ _UPDATE_RESULT = update(_RESULTS).where(_RESULTS.c.id == bindparam("_rid"),
                                         _RESULTS.c.version == bindparam("_read"))
 
 
-def _detached(r: object) -> ResultRow:
-    return ResultRow(**r._asdict())  # type: ignore[attr-defined]
+class ResultLine(SimpleNamespace):
+    """A result as read for a table's page or a correction: the columns of ``results``
+    as attributes, in no session. (Building a mapped :class:`ResultRow` for each
+    read cost a twentieth of a table's request.)"""
+
+
+def _detached(r: object) -> ResultLine:
+    return ResultLine(**r._asdict())  # type: ignore[attr-defined]
 
 
 def result(store: Store, result_id: int) -> ResultRow:
@@ -586,14 +639,16 @@ def correct_at_table(store: Store, ce: ClubEvent, section: str, table: int, boar
     ``ce`` is the club event as read for this request: a table may change its
     entries only until the results are published (then only the director may).
     """
-    with store.engine.connect() as conn:
-        found = conn.execute(_AT_TABLE_BOARD, {"ce": ce.id, "section": section,
-                                               "table": table, "board": board}).first()
+    with _reads(store).connect() as conn:
+        found = conn.execute(_AT_TABLE_BOARD_PUBLISHED, {"ce": ce.id, "section": section,
+                                                         "table": table, "board": board}
+                             ).first()
     if found is None:
         return None
-    if ce.published_at is not None:
+    *line, published_at = found
+    if published_at is not None:
         raise EntryError("the results are published: ask the director", "published")
-    row = _detached(found)
+    row = ResultLine(**dict(zip(_RESULTS.c.keys(), line, strict=True)))
     try:
         return _correct(store, row.id, who=who, reason=reason, submission_id=submission_id,
                         expected_version=expected_version, known=(row, ce), **values)
@@ -607,17 +662,14 @@ def correct_at_table(store: Store, ce: ClubEvent, section: str, table: int, boar
 
 def _correct(store: Store, result_id: int, *, who: str, reason: str,
              submission_id: str | None, expected_version: int | None,
-             known: tuple[ResultRow, ClubEvent] | None = None, **values: object) -> Outcome:
+             known: tuple[ResultLine, ClubEvent] | None = None, **values: object) -> Outcome:
     for k in values:
         if k not in EDITABLE:
             raise EntryError(f"{k} cannot be corrected", k)
     # Read first, then write in a short transaction guarded by the version read: the
     # writer's turn is held only for the UPDATE and two INSERTs, not for the reads and
     # the rescoring (on SQLite every writer of every worker queues for that turn).
-    with store.engine.connect() as conn:
-        if submission_id is not None and conn.execute(_SUBMISSION_SEEN,
-                                                      {"sid": submission_id}).first():
-            return Outcome("duplicate", result_id, None, "already recorded; nothing changed")
+    with _reads(store).connect() as conn:
         if known is not None:  # read by the caller in this request
             row, ce = known
         else:
@@ -628,6 +680,10 @@ def _correct(store: Store, result_id: int, *, who: str, reason: str,
             ce = ClubEvent(**conn.execute(_CLUB_EVENT_BY_ID, {"ce": row.club_event_id}
                                           ).one()._asdict())
         if expected_version is not None and row.version != expected_version:
+            # A form sent again after it was carried out is stale too: say which it is.
+            if submission_id is not None and conn.execute(_SUBMISSION_SEEN,
+                                                          {"sid": submission_id}).first():
+                return Outcome("duplicate", result_id, None, "already recorded; nothing changed")
             return Outcome("conflict", result_id, row.score,
                            f"the result was changed meanwhile (now {describe(row)})")
         old = {k: getattr(row, k) for k in (*EDITABLE, "score")}
@@ -638,6 +694,12 @@ def _correct(store: Store, result_id: int, *, who: str, reason: str,
     now = _now()
     changed = {k: new[k] for k in (*EDITABLE, "score") if new[k] != old[k]}
     with _transaction(store) as conn:
+        if submission_id is not None:
+            try:  # a form seen before (however it arrived) changes nothing
+                conn.execute(insert(_SUBMISSIONS), {"id": submission_id, "result_id": row.id,
+                                                    "kind": "correction"})
+            except IntegrityError:
+                raise _Resent() from None
         # "WHERE version = <read>": two people correcting at once cannot both win,
         # on SQLite (whose reads take no lock) as on PostgreSQL.
         done = conn.execute(_UPDATE_RESULT, {"_rid": row.id, "_read": row.version, **changed,
@@ -649,19 +711,13 @@ def _correct(store: Store, result_id: int, *, who: str, reason: str,
                 {"result_id": row.id, "who": who[:100], "at": now, "field": k,
                  "old": _text(old[k]), "new": _text(v), "reason": reason[:300],
                  "in_window": in_window} for k, v in changed.items()])
-        if submission_id is not None:
-            try:  # the same form twice at once: the whole correction is rolled back
-                conn.execute(insert(_SUBMISSIONS), {"id": submission_id, "result_id": row.id,
-                                                    "kind": "correction"})
-            except IntegrityError:
-                raise _Resent() from None
     for k, v in changed.items():
         setattr(row, k, v)
     row.version += 1
     return Outcome("corrected", row.id, row.score, describe(row))
 
 
-def _rescore(store: Store, ce: ClubEvent, row: ResultRow, new: dict,
+def _rescore(store: Store, ce: ClubEvent, row: ResultRow | ResultLine, new: dict,
              conn: Connection | None = None) -> None:
     if new["ns_artificial"] or new["ew_artificial"]:
         if not (new["ns_artificial"] and new["ew_artificial"]):
