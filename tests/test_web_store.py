@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 
+import pytest
 from test_store import db_url, pg_server  # noqa: F401  (fixtures)
 
 from dealer.store import Store, pads
 from dealer.store import results as rs
+from dealer.store.panel_models import ClubEvent
 
 
 def _many(n: int, fn) -> list:
@@ -88,3 +91,27 @@ def test_writers_in_several_processes_take_turns_on_sqlite(tmp_path) -> None:
     assert (tmp_path / "bw.sqlite-writer.lock").exists()
     with Store.open(url) as st:
         assert len(rs.results(st, ce)) == 240
+
+
+def test_a_table_sees_the_directors_change_at_once(tmp_path) -> None:
+    """Table contexts are kept for a moment; the director's change drops them."""
+    with Store.open(f"sqlite:///{tmp_path / 'bw.sqlite'}") as st:
+        ce = rs.create_club_event(st, "Kept", tables=3)
+        tok = rs.tokens(st, ce)[0].token
+        first = rs.table_context(st, tok)
+        assert first is not None and first[1].current_round == 1
+        assert rs.table_context(st, tok) is first  # kept: no query for the next entry
+        rs.update_event(st, ce, current_round=2)
+        again = rs.table_context(st, tok)
+        assert again is not first and again[1].current_round == 2
+        # A table's change still sees publication at once, whatever is kept.
+        rid = rs.submit(st, ce, "A", 1, 2, rs.Entry(3, "4S", "N", 10), submission_id="k1",
+                        who="t", confirm=True).result_id
+        assert rid is not None
+        kept = rs.table_context(st, tok)[1]
+        with st._write() as s:  # published behind the cache's back (another worker)
+            s.get(ClubEvent, ce).published_at = datetime.now(UTC)
+        assert rs.table_context(st, tok)[1] is kept and kept.published_at is None
+        with pytest.raises(rs.EntryError, match="published"):
+            rs.correct_at_table(st, kept, "A", 1, 3, who="t", reason="", submission_id="k2",
+                                expected_version=1, tricks=9)
