@@ -1,7 +1,8 @@
 """``boardwright serve``: the panel on a local address (werkzeug's threaded server).
 
 For a club night on one laptop this is enough; behind a reverse proxy or for
-many tables run it under gunicorn: ``gunicorn 'webpanel:create_app()'``.
+many tables run it under gunicorn:
+``gunicorn -c python:webpanel.gunicorn_config 'webpanel:create_app()'``.
 """
 
 from __future__ import annotations
