@@ -14,6 +14,14 @@ emulator's gate), ``truth`` (the emulator's own label of the card, no pixels:
 for soaks), ``dir:PATH`` (frames written as files ``BOOT-GATE.png`` by an
 emulator in another process), or any vision source (``camera:0``).
 
+Only the wiring lives here (:class:`Rig`, :func:`make_camera`,
+:func:`run_emulated`, the ``deal`` command). What it wires is re-exported from
+here: the cameras from :mod:`vision.rig_sources`, :class:`PictureFeed` from
+:mod:`vision.picture_feed`, the operators and :class:`Scenario` from
+:mod:`firmware_bridge.operator`, :class:`RigReport`, :class:`Display` and
+:class:`RigError` from :mod:`dealer.rig_report`, :func:`open_job` from
+:mod:`dealer.rig_job`.
+
 >>> import tempfile
 >>> from dealer.generate import random_dealset
 >>> with tempfile.TemporaryDirectory() as d:
@@ -27,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import random
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -36,16 +43,11 @@ from typing import Any
 from dealer import session_notices as say
 from dealer.board import Board, DealSet
 from dealer.cards import Card
-from dealer.contract import Contract
-from dealer.errors import BoardwrightError
-from dealer.play import Play
+from dealer.rig_job import contracts_of, default_hands, load_set, open_job, set_copies
 from dealer.rig_report import CONTINUE, DONE, ROUTINE, Display, RigError, RigReport, summary
 from dealer.session import DealingSession, MachineView, Sighting
 from dealer.session_notices import Notice
-from dealer.session_plan import Plan
-from dealer.session_scan import ScanSession
-from dealer.store import Store, make_engine
-from dealer.store.journal import JournalStore
+from dealer.store import Store
 from firmware_bridge import events as ev
 from firmware_bridge import protocol as proto
 from firmware_bridge.driver import Machine, MachineError, RouteResult
@@ -76,6 +78,7 @@ __all__ = [
     "Machine", "PhysicalCard", "PictureFeed", "Rig", "RigError", "RigReport", "Scenario",
     "Sighting", "Store", "TruthCamera", "cmd_deal", "folder_writer", "make_camera", "open_job",
     "panel_pictures", "register", "run_emulated", "sighting_from", "standard_deck", "summary",
+    "contracts_of", "load_set", "set_copies",
 ]
 
 
@@ -295,80 +298,9 @@ class Rig:
                 self.continue_machine()
 
 
-# ============================================================================ building a job
-def load_set(store: Store, spec: str) -> tuple[int, DealSet]:
-    """A stored set id, or a deal file (saved once; the same file finds the same set)."""
-    if spec.isdigit():
-        return int(spec), store.load(int(spec))
-    from dealer import formats
-
-    path = Path(spec).resolve()
-    ds = formats.read(path)
-    for saved in store.list():
-        if saved.source == str(path) and store.load(saved.id).deals == ds.deals:
-            return saved.id, ds
-    return store.save(ds, name=path.stem, source=str(path)), ds
-
-
-def set_copies(ds: DealSet) -> int:
-    """Copies of each board the set asks for (``meta["Copies"]`` from PBN or DUP), else 1."""
-    text = ds.meta.get("Copies")
-    if text is None:
-        return 1
-    if not text.strip().isdigit() or int(text) < 1:
-        raise RigError(f"the set's Copies {text!r} is not a number of copies; give --copies")
-    return int(text)
-
-
-def contracts_of(ds: DealSet) -> dict[int, Contract]:
-    """Each board's contract from its PBN ``Contract`` and ``Declarer`` tags, where readable."""
-    out = {}
-    for b in ds:
-        text = b.tags.get("Contract")
-        if text:
-            try:
-                out[b.number] = Contract.parse(text, b.tags.get("Declarer") or None)
-            except BoardwrightError:
-                continue
-    return out
-
-
-def open_job(db_url: str, spec: str, *, options: dict[str, Any], new: bool = False,
-             stop_card: bool = False, mode: str = "deal") -> tuple[Any, JournalStore, int, bool]:
-    """Find or start the dealing run for ``spec``; restore it from its journal if open.
-
-    Scan modes (verify, record, play) always start a new run.
-    """
-    with Store.open(db_url) as store:
-        set_id, ds = load_set(store, spec)
-    if options.get("copies") is None:  # no --copies: what `deals new --copies` recorded
-        options = {**options, "copies": set_copies(ds)}
-    runs = JournalStore(make_engine(db_url))  # its own engine: a short lock wait
-    if mode != "deal":
-        run_id = runs.create_run(set_id, mode, options)
-        lo, hi = options.get("first"), options.get("last")
-        numbers = [n for n in ds.numbers if (lo is None or n >= lo) and (hi is None or n <= hi)]
-        scan = ScanSession(mode, runs.journal(run_id), ds, contracts=contracts_of(ds),
-                           numbers=numbers)
-        return scan, runs, run_id, False
-    run_id = None if new else runs.open_run(set_id)
-    resumed = run_id is not None
-    if run_id is not None:
-        options = {**runs.run_options(run_id)}
-    else:
-        run_id = runs.create_run(set_id, "deal", options)
-    plan = Plan.build(ds, copies=int(options.get("copies", 1)), first=options.get("first"),
-                      last=options.get("last"), descending=bool(options.get("descending")),
-                      auto_number=bool(options.get("auto_number")))
-    journal = runs.journal(run_id)
-    if resumed:
-        session = DealingSession.restore(plan, runs.entries(run_id), journal, stop_card=stop_card)
-    else:
-        session = DealingSession(plan, journal, stop_card=stop_card)
-    return session, runs, run_id, resumed
-
-
+# ============================================================================ cameras, emulated runs
 def make_camera(spec: str, emu: Emulator | None) -> Any:
+    """The camera for a ``--camera`` SOURCE; the emulator's cameras hook into ``emu``."""
     if spec == "truth" or spec.startswith("emulator"):
         if emu is None:
             raise RigError(f"camera {spec!r} needs --machine emulator (it sees the emulator's gate)")
@@ -408,7 +340,7 @@ def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
     session, runs, run_id, _ = open_job(db_url, spec, options=options or {},
                                         stop_card=stop_card, mode=mode)
     if mode != "deal" and hands is None:
-        hands = _default_hands(session, seed)
+        hands = default_hands(session, seed)
     with Emulator.start(pty=True, seed=seed, time_scale=time_scale, heartbeat=0.05,
                         faults=faults, boot_time=1.0) as emu:
         cam = make_camera(camera, emu)
@@ -431,26 +363,6 @@ def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
     if session.state == "finished":
         runs.set_state(run_id, "finished")
     return report
-
-
-def _default_hands(session: ScanSession, seed: int) -> Callable[[int], list[list[Card]]]:
-    """What the simulated players hand back: the dealt hands, or (play) a legal play's order."""
-    rng = random.Random(seed)
-    record = session.record
-
-    def hands(number: int) -> list[list[Card]]:
-        deal = record.board(number).deal if record is not None else None
-        if deal is None:
-            raise RigError(f"board {number} has no deal to hand back")
-        contract = session.contracts.get(number)
-        if session.mode != "play" or contract is None:
-            return [list(deal.hand(seat).cards) for seat in range(4)]
-        p = Play(contract, deal)
-        while not p.is_complete:
-            p.play(rng.choice(p.legal_cards()))
-        return [p.played_by(seat) for seat in range(4)]  # type: ignore[arg-type]
-
-    return hands
 
 
 # ============================================================================ command line
