@@ -10,6 +10,8 @@ Modules, one concern each:
 * :mod:`~firmware_bridge.transport`, :mod:`~firmware_bridge.faults`,
   :mod:`~firmware_bridge.physical` — its cable ends, fault dice and cardboard;
 * :mod:`~firmware_bridge.harness` — a tiny host loop for tests and soaks;
+* :mod:`~firmware_bridge.operator` — the person at the machine, and the simulated
+  operator the rig's emulated runs use;
 * :mod:`~firmware_bridge.cli` — ``boardwright emulator`` and ``boardwright machine``.
 
 It imports :mod:`dealer` and never ``vision`` or ``webpanel``.
