@@ -356,6 +356,10 @@ class Machine:
                 self._receiver.expected = info.next_event_seq
             elif not first:
                 self._reannounce(st)
+            if not first:
+                # Counted before Connected is announced: whoever reads the event may
+                # look at the statistics at once.
+                self.stats.reconnects += 1
             if first:
                 self._counts, self._rejects = st.counts, st.rejects
             self._events.put(ev.Connected(info, st, reconnect=not first, power_cut=power_cut))
@@ -551,7 +555,6 @@ class Machine:
                     self._handshake(timeout=max(self.link_timeout, 4 * self.rto))
                 except MachineError:
                     continue
-                self.stats.reconnects += 1
 
     def _reopen(self) -> None:
         self.stats.reopens += 1
