@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from types import TracebackType
 
 from sqlalchemy import Engine, func, insert, select
@@ -90,6 +91,18 @@ class Store:
     def session(self) -> Session:
         """A new ORM session, for modules that add their own tables."""
         return self._sessions()
+
+    @cached_property
+    def reads(self) -> Engine:
+        """The engine for one-statement reads (the same pool as :attr:`engine`).
+
+        On PostgreSQL they run in autocommit: a read in a transaction of its
+        own costs a BEGIN and a ROLLBACK round trip besides the SELECT.
+        SQLite's driver begins no transaction for a SELECT anyway.
+        """
+        if self.engine.dialect.name != "postgresql":
+            return self.engine
+        return self.engine.execution_options(isolation_level="AUTOCOMMIT")
 
     # -- deal sets -------------------------------------------------------------------
 

@@ -36,7 +36,7 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from types import SimpleNamespace
 
-from sqlalchemy import Connection, Engine, bindparam, insert, select, update
+from sqlalchemy import Connection, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -84,25 +84,6 @@ _EVENTS = Event.__table__
 _RESULTS = ResultRow.__table__
 _SUBMISSIONS = Submission.__table__
 _CHANGES = ResultChange.__table__
-
-
-_readers: dict[int, Engine] = {}
-
-
-def _reads(store: Store) -> Engine:
-    """The engine for the entry path's one-statement reads.
-
-    On PostgreSQL they run in autocommit: a read in a transaction of its own
-    costs a BEGIN and a ROLLBACK round trip besides the SELECT. (SQLite's
-    driver begins no transaction for a SELECT.)
-    """
-    engine = store.engine
-    if engine.dialect.name != "postgresql":
-        return engine
-    reader = _readers.get(id(engine))
-    if reader is None:
-        reader = _readers[id(engine)] = engine.execution_options(isolation_level="AUTOCOMMIT")
-    return reader
 
 
 @contextmanager
@@ -301,7 +282,7 @@ def table_context(store: Store, token: str) -> tuple[TableToken, ClubEvent, Even
     kept = _contexts.get(key)
     if kept is not None and now - kept[0] < CONTEXT_SECONDS:
         return kept[1]
-    with _reads(store).connect() as conn:
+    with store.reads.connect() as conn:
         row = conn.execute(_CONTEXT, {"token": token}).first()
     if row is None:
         return None
@@ -390,7 +371,7 @@ def _board_vulnerability(store: Store, ce: ClubEvent, board: int,
         if conn is not None:
             v = conn.execute(_VULNERABILITY, args).scalar()
         else:
-            with _reads(store).connect() as c:
+            with store.reads.connect() as c:
                 v = c.execute(_VULNERABILITY, args).scalar()
         if v is not None:
             return Vulnerability(v)
@@ -508,7 +489,7 @@ def table_results(store: Store, club_event_id: int, section: str, table: int,
     went on.
     """
     args = {"ce": club_event_id, "section": section, "table": table, "board": board}
-    with _reads(store).connect() as conn:
+    with store.reads.connect() as conn:
         rows = conn.execute(_AT_TABLE if board is None else _AT_TABLE_BOARD, args)
         return {r.board: _detached(r) for r in rows}
 
@@ -639,7 +620,7 @@ def correct_at_table(store: Store, ce: ClubEvent, section: str, table: int, boar
     ``ce`` is the club event as read for this request: a table may change its
     entries only until the results are published (then only the director may).
     """
-    with _reads(store).connect() as conn:
+    with store.reads.connect() as conn:
         found = conn.execute(_AT_TABLE_BOARD_PUBLISHED, {"ce": ce.id, "section": section,
                                                          "table": table, "board": board}
                              ).first()
@@ -669,7 +650,7 @@ def _correct(store: Store, result_id: int, *, who: str, reason: str,
     # Read first, then write in a short transaction guarded by the version read: the
     # writer's turn is held only for the UPDATE and two INSERTs, not for the reads and
     # the rescoring (on SQLite every writer of every worker queues for that turn).
-    with _reads(store).connect() as conn:
+    with store.reads.connect() as conn:
         if known is not None:  # read by the caller in this request
             row, ce = known
         else:
