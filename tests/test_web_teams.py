@@ -132,3 +132,29 @@ def test_the_teams_movement_needs_a_teams_event_and_an_odd_field_gets_a_bye(app:
     assert sorted(_tokens(app, ce)) == [1, 2, 3, 4]  # 5 teams: two matches, one bye a round
     show = c.get(f"/events/{ce}").get_data(as_text=True)
     assert "5 teams · 4 tables · 5 rounds" in show and "one team has a bye" in show
+
+
+def test_two_sections_are_two_round_robins_ranked_apart(app: Flask) -> None:
+    c = app.test_client()
+    director(c)
+    ce = new_event(c, name="Two rooms", kind="teams", movement="teams", tables="4",
+                   boards_per_round="2", sections="A,B")
+    with app.app_context():
+        toks = {(t.section, t.table_no): t.token for t in rs.tokens(store(), ce)}
+    assert sorted(toks) == [(s, t) for s in "AB" for t in (1, 2, 3, 4)]
+    phone = app.test_client()
+    for table, entries in ROUND_1.items():
+        for board, contract, tricks in entries:
+            _enter(phone, toks[("A", table)], board, contract, tricks, sid=f"A{table}{board}")
+    # Section B: the same round with team 1's NS and team 4's NS swapped results.
+    swapped = {1: ROUND_1[2], 2: ROUND_1[1], 3: ROUND_1[3], 4: ROUND_1[4]}
+    for table, entries in swapped.items():
+        for board, contract, tricks in entries:
+            _enter(phone, toks[("B", table)], board, contract, tricks, sid=f"B{table}{board}")
+    live = c.get(f"/events/{ce}/desk/rankings.json").get_json()["rankings"]
+    assert sorted(live) == ["A", "B"]
+    first = {sec: (live[sec][0]["pair"], live[sec][0]["score"]) for sec in live}
+    assert first["A"] == ("A team 1", 14.39)  # 6-0 IMPs over 2 boards
+    assert first["B"] == ("B team 4", 14.39)  # the same match won the other way
+    assert sum(s["score"] for s in live["A"]) == pytest.approx(40.0)
+    assert sum(s["score"] for s in live["B"]) == pytest.approx(40.0)
