@@ -115,3 +115,26 @@ def test_a_table_sees_the_directors_change_at_once(tmp_path) -> None:
         with pytest.raises(rs.EntryError, match="published"):
             rs.correct_at_table(st, kept, "A", 1, 3, who="t", reason="", submission_id="k2",
                                 expected_version=1, tricks=9)
+
+
+def test_a_resent_correction_changes_nothing_and_a_stale_one_is_refused(db_url: str) -> None:  # noqa: F811
+    with Store.open(db_url) as st:
+        ce = rs.create_club_event(st, "Again", tables=3)
+        rid = rs.submit(st, ce, "A", 1, 1, rs.Entry(1, "4S", "N", 10), submission_id="e",
+                        who="table A1").result_id
+        fix = dict(who="table A1", reason="typo", contract="4S", declarer="N", tricks=9)
+        assert rs.correct(st, rid, submission_id="c1", expected_version=1, **fix).status == \
+            "corrected"
+        again = rs.correct(st, rid, submission_id="c1", expected_version=1, **fix)
+        assert again.status == "duplicate"
+        stale = rs.correct(st, rid, submission_id="c2", expected_version=1,
+                           **{**fix, "tricks": 11})
+        assert stale.status == "conflict" and "4S by N, 9 tricks" in stale.message
+        # The director's desk (no version, no form id) still corrects; the audit has it all.
+        assert rs.correct(st, rid, who="director td", reason="ruling", ns_artificial="A+",
+                          ew_artificial="A-").status == "corrected"
+        row = rs.result(st, rid)
+        assert (row.version, row.ns_artificial, row.score, row.contract) == (3, "A+", None, None)
+        audit = [(c.field, c.old, c.new) for c in rs.changes(st, ce)]
+        assert audit[:2] == [("tricks", "10", "9"), ("score", "420", "-50")]
+        assert ("ns_artificial", "", "A+") in audit and ("contract", "4S", "") in audit
