@@ -2,9 +2,11 @@
 
 Runs the panel under gunicorn first with SQLite (WAL), then with PostgreSQL
 (a throwaway cluster from Debian's ``postgresql`` package, as the store
-tests use). Each simulated table is one thread with one keep-alive
-connection: it opens its entry page once (session cookie and CSRF token),
-then enters its boards round by round as fast as it can, corrects earlier
+tests use), each with the panel's own settings (webpanel/gunicorn_config.py).
+Each simulated table is one coroutine with one keep-alive connection (all of
+them in one asyncio process, so the client costs the two cores little): it
+opens its entry page once (the table-bound form token), then enters its
+boards round by round as fast as it can, corrects earlier
 entries once its boards are done, and now and then sends a form again
 exactly as a flaky phone would (same submission id). At the end the
 database is compared with what the tables were told: a result they were
@@ -13,6 +15,11 @@ tables entered is *duplicated*.
 
     .venv/bin/python bench/panel_load.py              # 60 s per backend
     .venv/bin/python bench/panel_load.py --seconds 10 --backends sqlite
+    .venv/bin/python bench/panel_load.py --workers 2 --threads 4
+
+Besides p50/p99, throughput, lost and duplicated it reports the panel's CPU
+time a request (gunicorn's processes) and the spread of the tables' mean
+latencies (a table on a busier worker waits longer).
 
 Prints figures, then one JSON line.
 """
