@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from flask import Flask
-from web_helpers import PASSWORD, csrf, director, make_app, new_event
+from web_helpers import PASSWORD, csrf, director, make_app, new_event, table_tokens
 
 from dealer.generate import random_dealset
 from dealer.store import results as rs
@@ -19,11 +19,6 @@ from webpanel.db import store
 @pytest.fixture
 def app(tmp_path: Path) -> Flask:
     return make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}")
-
-
-def _tokens(app: Flask, ce: int) -> dict[int, str]:
-    with app.app_context():
-        return {t.table_no: t.token for t in rs.tokens(store(), ce)}
 
 
 def _enter(client, token: str, board: int, *, contract=("4", "S", ""), declarer="N",
@@ -54,7 +49,7 @@ def test_table_enters_a_round_idempotently_with_conflict_and_warning(app: Flask)
     c = app.test_client()
     director(c)
     ce = new_event(c)
-    toks = _tokens(app, ce)
+    toks = table_tokens(app, ce)
     phone = app.test_client()
     page = phone.get(f"/t/{toks[1]}").get_data(as_text=True)
     assert "NS pair 1" in page and "EW pair 1" in page and "boards 1, 2" in page
@@ -87,7 +82,7 @@ def test_table_enters_a_round_idempotently_with_conflict_and_warning(app: Flask)
 def test_bad_entries_name_the_field(app: Flask) -> None:
     c = app.test_client()
     director(c)
-    tok = _tokens(app, new_event(c))[1]
+    tok = table_tokens(app, new_event(c))[1]
     r = _enter(c, tok, 1, declarer="", sid="x1")
     assert r.status_code == 400 and "declarer: choose the declarer" in r.get_data(as_text=True)
     r = _enter(c, tok, 1, tricks="14", sid="x2")
@@ -100,7 +95,7 @@ def test_csrf_is_required_on_every_form(app: Flask) -> None:
     c = app.test_client()
     director(c)
     ce = new_event(c)
-    tok = _tokens(app, ce)[1]
+    tok = table_tokens(app, ce)[1]
     strict = Flask  # noqa: F841  (the app under test has CSRF on; TESTING does not turn it off)
     for path, data in ((f"/t/{tok}/enter", {"board": "1", "level": "1", "strain": "C",
                                             "declarer": "N", "tricks": "7",
@@ -118,7 +113,7 @@ def test_table_forms_need_no_cookie_and_their_token_is_bound_to_the_table(app: F
     c = app.test_client()
     director(c)
     ce = new_event(c)
-    toks = _tokens(app, ce)
+    toks = table_tokens(app, ce)
     phone = app.test_client(use_cookies=False)  # a phone that refuses cookies
     page = phone.get(f"/t/{toks[1]}")
     assert "Set-Cookie" not in page.headers
@@ -146,7 +141,7 @@ def test_a_table_changes_its_own_entry_until_publication(app: Flask) -> None:
     c = app.test_client()
     director(c)
     ce = new_event(c)
-    tok = _tokens(app, ce)[1]
+    tok = table_tokens(app, ce)[1]
     phone = app.test_client()
     assert _enter(phone, tok, 1, sid="e1").status_code == 302
     r = _fix(phone, tok, 1, 1, "9", "f1")
@@ -177,7 +172,7 @@ def test_table_token_opens_only_its_table(app: Flask) -> None:
     c = app.test_client()
     director(c)
     ce = new_event(c)
-    toks = _tokens(app, ce)
+    toks = table_tokens(app, ce)
     phone = app.test_client()
     assert _enter(phone, toks[2], 3, sid="t2").status_code == 302
     # Table 1's token cannot show table 2's board before table 1 played it ...
@@ -199,7 +194,7 @@ def test_sealed_hand_is_shown_only_after_the_board_is_finished_here(app: Flask) 
         set_id = store().save(ds, name="sealed")
         north = ds.boards[0].deal.to_pbn().split()[0][2:]  # North's hand, "AK.Q..."
     ce = new_event(c, deal_set_id=str(set_id))
-    tok = _tokens(app, ce)[1]
+    tok = table_tokens(app, ce)[1]
     phone = app.test_client()
     before = phone.get(f"/t/{tok}").get_data(as_text=True) + phone.get(
         f"/t/{tok}/board/1").get_data(as_text=True)
@@ -238,7 +233,7 @@ def test_hostile_input_is_escaped_and_stored_verbatim(app: Flask) -> None:
     page = c.get(f"/events/{ce}").get_data(as_text=True)
     assert "<script>alert(1)</script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    tok = _tokens(app, ce)[1]
+    tok = table_tokens(app, ce)[1]
     r = _enter(c, tok, 1, lead="<b>", sid="'; DROP TABLE results; --")
     assert r.status_code == 400
     r = _enter(c, tok, 1, sid="'; DROP TABLE results; --")
@@ -266,7 +261,7 @@ def test_desk_corrections_audit_swap_artificial_and_exports(app: Flask) -> None:
     with app.app_context():
         set_id = store().save(random_dealset(range(1, 7)), name="six")
     ce = new_event(c, deal_set_id=str(set_id))
-    toks = _tokens(app, ce)
+    toks = table_tokens(app, ce)
     # Round 1: table 1 has boards 1-2, table 2 boards 3-4, table 3 boards 5-6.
     phone = app.test_client()
     _enter(phone, toks[1], 1, sid="1a")
@@ -345,7 +340,7 @@ def test_table_card_qr_code_opens_the_tables_entry_page(app: Flask, tmp_path: Pa
                     str(tmp_path / "cards.pdf"), str(tmp_path / "p")], check=True)
     image = cv2.imread(str(next(tmp_path.glob("p*.png"))))
     urls = sorted(b.text for b in zxingcpp.read_barcodes(image))
-    toks = _tokens(app, ce)
+    toks = table_tokens(app, ce)
     assert urls == sorted(f"http://localhost/t/{toks[t]}" for t in (1, 2))
     phone = app.test_client()
     page = phone.get(urls[0].removeprefix("http://localhost")).get_data(as_text=True)
@@ -396,7 +391,7 @@ def test_recorded_play_is_checked_and_replayed_trick_by_trick(app: Flask) -> Non
     c = app.test_client()
     director(c)
     ce = new_event(c)
-    tok = _tokens(app, ce)[1]
+    tok = table_tokens(app, ce)[1]
     _enter(c, tok, 1, sid="p1")
     with app.app_context():
         rid = rs.results(store(), ce)[0].id

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from web_helpers import csrf, director, make_app, new_event
+from web_helpers import csrf, director, make_app, new_event, table_tokens
 
 from dealer.events.vp import wbf_vp
 from dealer.store import results as rs
@@ -19,11 +19,6 @@ from webpanel.db import store
 @pytest.fixture
 def app(tmp_path: Path) -> Flask:
     return make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}")
-
-
-def _tokens(app: Flask, ce: int) -> dict[int, str]:
-    with app.app_context():
-        return {t.table_no: t.token for t in rs.tokens(store(), ce)}
 
 
 def _enter(client: FlaskClient, token: str, board: int, contract: str, tricks: int,
@@ -54,7 +49,7 @@ def test_a_four_team_round_scored_in_vps_on_the_desk(app: Flask) -> None:
     c = app.test_client()
     director(c)
     ce = _teams_event(c)
-    toks = _tokens(app, ce)
+    toks = table_tokens(app, ce)
     assert sorted(toks) == [1, 2, 3, 4]
     show = c.get(f"/events/{ce}").get_data(as_text=True)
     assert "4 teams" in show and "4-team round robin" in show
@@ -100,7 +95,7 @@ def test_half_a_match_scores_only_the_compared_boards(app: Flask) -> None:
     c = app.test_client()
     director(c)
     ce = _teams_event(c)
-    toks = _tokens(app, ce)
+    toks = table_tokens(app, ce)
     phone = app.test_client()
     _enter(phone, toks[1], 1, "4S", 10, sid="a")   # +420 for team 1
     _enter(phone, toks[3], 1, "4S", 10, sid="b")   # team 2 v 3: only one table so far
@@ -129,7 +124,7 @@ def test_the_teams_movement_needs_a_teams_event_and_an_odd_field_gets_a_bye(app:
     form = c.get("/events/new").get_data(as_text=True)
     assert 'value="teams">Teams round robin' in form
     ce = _teams_event(c, teams=5)
-    assert sorted(_tokens(app, ce)) == [1, 2, 3, 4]  # 5 teams: two matches, one bye a round
+    assert sorted(table_tokens(app, ce)) == [1, 2, 3, 4]  # 5 teams: two matches, one bye a round
     show = c.get(f"/events/{ce}").get_data(as_text=True)
     assert "5 teams · 4 tables · 5 rounds" in show and "one team has a bye" in show
 

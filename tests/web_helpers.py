@@ -8,7 +8,9 @@ from typing import Any
 from flask import Flask
 from flask.testing import FlaskClient
 
+from dealer.store import results as rs
 from webpanel import create_app
+from webpanel.db import store
 
 PASSWORD = "correct horse battery"
 
@@ -43,3 +45,9 @@ def new_event(client: FlaskClient, **form: str) -> int:
     r = client.post("/events/new", data=data)
     assert r.status_code == 302, r.get_data(as_text=True)
     return int(r.headers["Location"].rstrip("/").split("/")[-1])
+
+
+def table_tokens(app: Flask, ce: int) -> dict[int, str]:
+    """Each table's token (section A, or a one-section event) by table number."""
+    with app.app_context():
+        return {t.table_no: t.token for t in rs.tokens(store(), ce)}

@@ -254,14 +254,6 @@ def tokens(store: Store, club_event_id: int) -> list[TableToken]:
                               .order_by(TableToken.section, TableToken.table_no)))
 
 
-def table_for_token(store: Store, token: str) -> TableToken | None:
-    """The table a QR token opens, or ``None`` for an unknown token."""
-    if not token or len(token) > 64:
-        return None
-    with _reading(store) as s:
-        return s.scalars(select(TableToken).where(TableToken.token == token)).first()
-
-
 _CONTEXT = (select(_TOKENS, _CLUB_EVENTS, _EVENTS)
             .join(_CLUB_EVENTS, _TOKENS.c.club_event_id == _CLUB_EVENTS.c.id)
             .join(_EVENTS, _CLUB_EVENTS.c.event_id == _EVENTS.c.id)
