@@ -7,6 +7,7 @@ recognisers; nothing of ours is mocked. The long run over 200+ boards is
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -56,7 +57,7 @@ from vision.table_watch import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-ENDPLAY = ROOT.parent / "shared" / "corpus" / "endplay"
+ENDPLAY = Path(os.environ.get("BOARDWRIGHT_SHARED", ROOT.parent / "shared")) / "corpus" / "endplay"
 Tricks = list[list[tuple[int, Card]]]
 
 
