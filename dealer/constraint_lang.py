@@ -16,7 +16,7 @@ Seat clauses, separated by ``;``, say the same more briefly::
     north: 15-17 hcp, balanced; south: 5+ spades, 0-7 hcp
 
 Every clause and expression must hold. Each is compiled to a function of a
-:class:`~dealer.constraints.Batch` that returns a boolean vector.
+:class:`~dealer.hand_features.Batch` that returns a boolean vector.
 
 >>> fn, bounds = compile_expr("north: 15-17 hcp, balanced")
 >>> bounds[("hcp", 0)]
@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 
 from dealer.cards import Card, Suit
-from dealer.constraints import Batch, ConstraintError, shape_table
 from dealer.errors import CardError
+from dealer.hand_features import Batch, ConstraintError, shape_table
 
 Fn = Callable[[Batch], Any]
 
