@@ -202,3 +202,67 @@ def test_no_import_cycles_in_any_package() -> None:
     for package in (CORE, *ADAPTERS):
         cycles = import_cycles(import_graph(_module_names(package)))
         assert cycles == [], f"{package}: import cycles {cycles}"
+
+
+# -- the store's privates stay in the store ---------------------------------------------
+
+STORE_MODULE = ROOT / "dealer" / "store" / "repository.py"
+# The unit-of-work privates other modules used to reach into (issue 17), named even
+# after they were renamed, so they cannot come back under their old names.
+STORE_PRIVATES = frozenset({"_write", "_read", "_sessions"})
+
+
+def store_privates() -> frozenset[str]:
+    """Every private name of ``Store``: its ``_methods`` and the ``self._x`` it sets."""
+    tree = ast.parse(STORE_MODULE.read_text(encoding="utf-8"))
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Store")
+    names = set(STORE_PRIVATES)
+    for node in ast.walk(cls):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            name = node.name
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+              and node.value.id == "self" and isinstance(node.ctx, ast.Store)):
+            name = node.attr
+        else:
+            continue
+        if name.startswith("_") and not name.startswith("__"):
+            names.add(name)
+    return frozenset(names)
+
+
+def private_reaches(source: str, filename: str = "<src>", names: frozenset[str] = STORE_PRIVATES,
+                    skip_class: str | None = None) -> list[str]:
+    """``x._write`` and the like on anything but ``self``/``cls`` (the class's own code)."""
+    tree = ast.parse(source, filename)
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == skip_class:
+            skipped |= {id(n) for n in ast.walk(node)}
+    return [f"{filename}:{node.lineno}: reaches into Store's private {node.attr!r}; "
+            "use store.read() / store.write() / store.session() / store.turn()"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr in names and id(node) not in skipped
+            and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))]
+
+
+def test_the_private_scanner_catches_a_reach_into_the_store() -> None:
+    assert private_reaches("with store._write() as s:\n    pass")
+    assert private_reaches("st._sessions()")
+    assert private_reaches("store()._read()")
+    assert not private_reaches("self._write(wire)")  # a class's own private, not the store's
+    assert not private_reaches("with store.write() as s:\n    pass")
+    assert {"_sessions", "_write", "_read"} <= store_privates()
+
+
+def test_nothing_outside_the_store_reaches_into_its_privates() -> None:
+    names = store_privates()
+    problems = []
+    files = [p for _, p in _sources()] + sorted((ROOT / "tests").rglob("*.py")) + sorted(
+        (ROOT / "bench").rglob("*.py")) + sorted(ROOT.glob("*.py"))
+    for path in files:
+        if path.name == Path(__file__).name:
+            continue  # this file names them on purpose
+        rel = str(path.relative_to(ROOT))
+        problems += private_reaches(path.read_text(encoding="utf-8"), rel, names,
+                                    skip_class="Store" if path == STORE_MODULE else None)
+    assert problems == [], "\n".join(problems)

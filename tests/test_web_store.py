@@ -15,6 +15,7 @@ from test_store import db_url, pg_server  # noqa: F401  (fixtures)
 from dealer.store import Store, pads
 from dealer.store import results as rs
 from dealer.store.panel_models import ClubEvent
+from webpanel import contexts
 
 
 def _many(n: int, fn) -> list:
@@ -98,20 +99,20 @@ def test_a_table_sees_the_directors_change_at_once(tmp_path) -> None:
     with Store.open(f"sqlite:///{tmp_path / 'bw.sqlite'}") as st:
         ce = rs.create_club_event(st, "Kept", tables=3)
         tok = rs.tokens(st, ce)[0].token
-        first = rs.table_context(st, tok)
+        first = contexts.table_context(st, tok)
         assert first is not None and first[1].current_round == 1
-        assert rs.table_context(st, tok) is first  # kept: no query for the next entry
-        rs.update_event(st, ce, current_round=2)
-        again = rs.table_context(st, tok)
+        assert contexts.table_context(st, tok) is first  # kept: no query for the next entry
+        contexts.update_event(st, ce, current_round=2)
+        again = contexts.table_context(st, tok)
         assert again is not first and again[1].current_round == 2
         # A table's change still sees publication at once, whatever is kept.
         rid = rs.submit(st, ce, "A", 1, 2, rs.Entry(3, "4S", "N", 10), submission_id="k1",
                         who="t", confirm=True).result_id
         assert rid is not None
-        kept = rs.table_context(st, tok)[1]
-        with st._write() as s:  # published behind the cache's back (another worker)
+        kept = contexts.table_context(st, tok)[1]
+        with st.write() as s:  # published behind the cache's back (another worker)
             s.get(ClubEvent, ce).published_at = datetime.now(UTC)
-        assert rs.table_context(st, tok)[1] is kept and kept.published_at is None
+        assert contexts.table_context(st, tok)[1] is kept and kept.published_at is None
         with pytest.raises(rs.EntryError, match="published"):
             rs.correct_at_table(st, kept, "A", 1, 3, who="t", reason="", submission_id="k2",
                                 expected_version=1, tricks=9)

@@ -9,6 +9,7 @@ from flask import Blueprint, flash, jsonify, redirect, render_template, request,
 from werkzeug.wrappers import Response
 
 from dealer.store import results as rs
+from webpanel import contexts
 from webpanel.db import store
 from webpanel.scoring import score_event
 from webpanel.security import director_required, who
@@ -115,6 +116,6 @@ def adjust(ce_id: int) -> Response:
 @director_required
 def publish(ce_id: int) -> Response:
     """Make the results official: the Law 79C correction period starts now."""
-    rs.update_event(store(), ce_id, published_at=datetime.now(UTC))
+    contexts.update_event(store(), ce_id, published_at=datetime.now(UTC))
     flash("Results published; the correction period has started.", "ok")
     return _back(ce_id)

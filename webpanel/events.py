@@ -17,6 +17,7 @@ from flask import (
 from werkzeug.wrappers import Response
 
 from dealer.store import results as rs
+from webpanel import contexts
 from webpanel.db import store
 from webpanel.security import director_required
 from webpanel.tablecards import table_cards_pdf
@@ -95,7 +96,7 @@ def settings(ce_id: int) -> Response:
     if "deal_set_id" in request.form:
         ds = _int("deal_set_id")
         values["deal_set_id"] = ds if ds and any(s.id == ds for s in store().list()) else None
-    rs.update_event(store(), ce_id, **values)
+    contexts.update_event(store(), ce_id, **values)
     flash("Saved.", "ok")
     return redirect(url_for("events.show", ce_id=ce_id))
 

@@ -21,7 +21,7 @@ from dealer.board import Board
 from dealer.events.movements import Movement
 from dealer.store import results as rs
 from dealer.store.panel_models import ClubEvent, TableToken
-from webpanel import handrecord
+from webpanel import contexts, handrecord
 from webpanel.db import store
 
 bp = Blueprint("tables", __name__, url_prefix="/t")
@@ -62,7 +62,7 @@ class TableContext:
 
 
 def _table(token: str) -> TableContext:
-    found = rs.table_context(store(), token)
+    found = contexts.table_context(store(), token)
     if not found:
         abort(404)
     t, ce, ev = found

@@ -36,7 +36,7 @@ _SIGNATURES = {b"\xff\xd8\xff": "image/jpeg", b"\x89PNG\r\n\x1a\n": "image/png"}
 
 
 def create(store: Store, deal_set_id: int, machine: str = "emulator") -> int:
-    with store._write() as s:
+    with store.write() as s:
         n = len(s.scalars(select(BoardRow.id).where(BoardRow.deal_set_id == deal_set_id)).all())
         if not n:
             raise BoardwrightError(f"deal set {deal_set_id} has no boards to deal")
@@ -49,7 +49,7 @@ def create(store: Store, deal_set_id: int, machine: str = "emulator") -> int:
 def command(store: Store, job_id: int, what: str) -> None:
     if what not in COMMANDS:
         raise BoardwrightError(f"unknown command {what!r} (pause, resume or abort)")
-    with store._write() as s:
+    with store.write() as s:
         job = s.get(DealingJob, job_id)
         if job is None:
             raise BoardwrightError(f"there is no dealing job {job_id}")
@@ -60,7 +60,7 @@ def command(store: Store, job_id: int, what: str) -> None:
 
 def update(store: Store, job_id: int, **values: Any) -> str:
     """Write progress; returns the pending command (and clears it)."""
-    with store._write() as s:
+    with store.write() as s:
         job = s.get(DealingJob, job_id)
         if job is None:
             raise BoardwrightError(f"there is no dealing job {job_id}")
@@ -72,7 +72,7 @@ def update(store: Store, job_id: int, **values: Any) -> str:
 
 
 def status(store: Store, job_id: int) -> dict[str, Any]:
-    with store._read() as s:
+    with store.read() as s:
         job = s.get(DealingJob, job_id)
         if job is None:
             raise BoardwrightError(f"there is no dealing job {job_id}")
@@ -88,7 +88,7 @@ def status(store: Store, job_id: int) -> dict[str, Any]:
 
 def image(store: Store, job_id: int) -> bytes | None:
     """The camera's latest picture of a job (PNG or JPEG bytes), ``None`` if none yet."""
-    with store._read() as s:
+    with store.read() as s:
         job = s.get(DealingJob, job_id)
         return None if job is None else job.image
 
@@ -125,7 +125,7 @@ def set_image(store: Store, job_id: int, data: bytes) -> None:
     if len(data) > MAX_IMAGE:
         raise BoardwrightError(f"a camera picture of {len(data)} bytes is too big "
                                f"(at most {MAX_IMAGE})")
-    with store._write() as s:
+    with store.write() as s:
         done = s.execute(sa_update(DealingJob).where(DealingJob.id == job_id)
                          .values(image=data))
         if not done.rowcount:  # type: ignore[attr-defined]
@@ -133,7 +133,7 @@ def set_image(store: Store, job_id: int, data: bytes) -> None:
 
 
 def jobs(store: Store) -> list[dict[str, Any]]:
-    with store._read() as s:
+    with store.read() as s:
         ids = list(s.scalars(select(DealingJob.id).order_by(DealingJob.id.desc()).limit(50)))
     return [status(store, i) for i in ids]
 
@@ -153,7 +153,7 @@ def rig_progress(store: Store, deal_set_id: int, after_run: int = 0,
 
     from dealer.store.journal import DealingRun, JournalRow
 
-    with store._read() as s:
+    with store.read() as s:
         run = s.scalars(select(DealingRun).where(DealingRun.deal_set_id == deal_set_id,
                                                  DealingRun.mode == mode,
                                                  DealingRun.id > after_run)
@@ -179,5 +179,5 @@ def newest_run(store: Store) -> int:
 
     from dealer.store.journal import DealingRun
 
-    with store._read() as s:
+    with store.read() as s:
         return int(s.scalar(select(func.max(DealingRun.id))) or 0)

@@ -33,7 +33,7 @@ def create(store: Store, kind: str, name: str, setup: dict[str, Any]) -> str:
     clean = check_setup(kind, setup)
     name = name.strip()[:100] or kind.title()
     token = secrets.token_urlsafe(12)
-    with store._write() as s:
+    with store.write() as s:
         s.add(Pad(kind=kind, name=name, token=token, setup=clean, entries=[]))
     return token
 
@@ -47,7 +47,7 @@ def _get(s: Any, token: str, lock: bool = False) -> Pad:
 
 
 def view(store: Store, token: str) -> tuple[Pad, PadView]:
-    with store._read() as s:
+    with store.read() as s:
         pad = _get(s, token)
         s.expunge(pad)
     return pad, replay(pad.kind, pad.setup, pad.entries)
@@ -78,7 +78,7 @@ def _update(store: Store, token: str, change: Callable[[Pad], PadView | None]) -
     # the new log rather than overwrite the other phone's entry.
     for _ in range(20):
         try:
-            with store._sessions() as s, s.begin():
+            with store.session() as s, s.begin():
                 pad = _get(s, token, lock=True)
                 v = change(pad)
                 if v is None:
@@ -92,7 +92,7 @@ def _update(store: Store, token: str, change: Callable[[Pad], PadView | None]) -
 
 
 def all_pads(store: Store) -> list[Pad]:
-    with store._read() as s:
+    with store.read() as s:
         pads = list(s.scalars(select(Pad).order_by(Pad.id.desc())))
         s.expunge_all()
         return pads

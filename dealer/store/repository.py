@@ -6,10 +6,22 @@
 ...     set_id = store.save(ds)
 ...     store.load(set_id).deals == ds.deals, [s.boards for s in store.list()]
 (True, [3])
+
+Modules with tables of their own work through the store's units of work,
+:meth:`Store.read` and :meth:`Store.write` (never its private attributes):
+
+>>> with Store.open("sqlite://") as store:
+...     with store.write() as s:  # commits on leaving, rolls back on an error
+...         s.add(Event(name="Club night", date="2026-11-23", site=""))
+...     with store.read() as s:
+...         s.scalars(select(Event.name)).all()
+['Club night']
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
@@ -25,7 +37,7 @@ from dealer.deal import Deal
 from dealer.errors import BoardwrightError
 from dealer.seats import Seat, Vulnerability
 from dealer.store import migrate
-from dealer.store.engine import StoreError, make_engine
+from dealer.store.engine import StoreError, make_engine, writer_turn
 from dealer.store.models import DEAL_BYTES, BoardRow, DealSetRow, Event
 
 
@@ -88,9 +100,41 @@ class Store:
                  tb: TracebackType | None) -> None:
         self.close()
 
+    # -- units of work ---------------------------------------------------------------
+
+    def read(self) -> _Guarded:
+        """A unit of work that reads: a session, rolled back and closed on leaving.
+
+        A database failure inside it becomes one :class:`StoreError` line.
+        Objects read stay attached; ``expunge`` them to use them afterwards.
+        """
+        return _Guarded(self._sessions(), commit=False)
+
+    def write(self) -> _Guarded:
+        """A unit of work that writes: a session committed on leaving (rolled back if
+        the block raises); a database failure or refusal becomes one :class:`StoreError`.
+
+        It does not take the writer's turn (:meth:`turn`): on SQLite it waits for
+        another writer in SQLite's busy handler, as the director's changes always did.
+        """
+        return _Guarded(self._sessions(), commit=True)
+
     def session(self) -> Session:
-        """A new ORM session, for modules that add their own tables."""
+        """A new ORM session with no guard: the caller begins, commits and handles
+        database errors itself (for a write that retries on a particular error)."""
         return self._sessions()
+
+    @contextmanager
+    def turn(self) -> Iterator[None]:
+        """Take the one writer's turn on a SQLite file (see :func:`writer_turn`) for a
+        busy write path; PostgreSQL and in-memory databases need none.
+
+        >>> with Store.open("sqlite://") as store:
+        ...     with store.turn(), store.session() as s, s.begin():
+        ...         s.add(Event(name="Busy night", date="", site=""))
+        """
+        with writer_turn(self.engine):
+            yield
 
     @cached_property
     def reads(self) -> Engine:
@@ -117,7 +161,7 @@ class Store:
         event_name = event or meta.get("Event") or "(no event)"
         date = meta.get("Date", "")
         rows = [_board_values(i, b) for i, b in enumerate(dealset.boards)]
-        with self._write() as s:
+        with self.write() as s:
             ev = s.scalars(select(Event).where(Event.name == event_name, Event.date == date)
                            .order_by(Event.id).limit(1)).first()
             if ev is None:
@@ -135,7 +179,7 @@ class Store:
 
     def load(self, set_id: int) -> DealSet:
         """The deal set saved as ``set_id``, identical to what was saved."""
-        with self._read() as s:
+        with self.read() as s:
             row = s.get(DealSetRow, set_id)
             if row is None:
                 raise StoreError(f"there is no deal set {set_id} in the store")
@@ -159,7 +203,7 @@ class Store:
              .join(Event, DealSetRow.event_id == Event.id)
              .outerjoin(counts, counts.c.deal_set_id == DealSetRow.id)
              .order_by(DealSetRow.id))
-        with self._read() as s:
+        with self.read() as s:
             return [SetSummary(id=ds.id, name=ds.name, event=ev.name, date=ev.date,
                                boards=n or 0, first=lo, last=hi, sealed=ds.sealed,
                                source=ds.source, created_at=ds.created_at)
@@ -167,19 +211,11 @@ class Store:
 
     def delete(self, set_id: int) -> None:
         """Delete a deal set and its boards (the database cascades to the boards)."""
-        with self._write() as s:
+        with self.write() as s:
             row = s.get(DealSetRow, set_id)
             if row is None:
                 raise StoreError(f"there is no deal set {set_id} in the store")
             s.delete(row)
-
-    # -- sessions that turn database failures into one clear line ---------------------
-
-    def _read(self) -> _Guarded:
-        return _Guarded(self._sessions(), commit=False)
-
-    def _write(self) -> _Guarded:
-        return _Guarded(self._sessions(), commit=True)
 
 
 class _Guarded:

@@ -1,0 +1,76 @@
+"""Results of a club event in the store: entry, idempotent retries, conflicts, corrections.
+
+The panel (and the load bench) call these functions; they hold the rules
+about *recording*, while :mod:`dealer.events` holds the rules about
+*scoring*. Every function takes a :class:`~dealer.store.Store`. The package
+is split by concern; this module gathers the public names, so callers write
+``from dealer.store import results as rs``:
+
+===============================================  ===================================
+:mod:`~dealer.store.results.club_events`         club events, their movements, table tokens
+:mod:`~dealer.store.results.entry`               what a table types, checked and recorded
+:mod:`~dealer.store.results.reading`             reading results, a result in words
+:mod:`~dealer.store.results.corrections`         corrections with the audit trail (Law 79C)
+:mod:`~dealer.store.results.postgres`            PostgreSQL's one-statement writes
+:mod:`~dealer.store.results.common`              the error, the outcome, the units of work
+===============================================  ===================================
+
+>>> from dealer.store import Store
+>>> with Store.open("sqlite://") as st:
+...     ce = create_club_event(st, "Monday", tables=3, movement="mitchell")
+...     e = Entry(board=1, contract="4S", declarer="N", tricks=10)
+...     a = submit(st, ce, "A", 1, 1, e, submission_id="s1", who="table 1")
+...     b = submit(st, ce, "A", 1, 1, e, submission_id="s1", who="table 1")
+...     c = submit(st, ce, "A", 1, 1, e, submission_id="s2", who="table 1")
+>>> a.status, a.score, b.status, c.status
+('recorded', 420, 'duplicate', 'conflict')
+"""
+
+from dealer.store.results.club_events import (
+    create_club_event,
+    dealset_of,
+    event_name,
+    find_table,
+    get_event,
+    list_events,
+    max_board,
+    movement,
+    movement_of,
+    set_sealed,
+    tokens,
+    update_event,
+)
+from dealer.store.results.common import EDITABLE, EntryError, Outcome
+from dealer.store.results.corrections import (
+    correct,
+    correct_at_table,
+    correction_window_open,
+    swap_pairs,
+)
+from dealer.store.results.entry import (
+    LEADS,
+    Entry,
+    director_entry,
+    set_play,
+    submit,
+    vulnerability_of,
+    warnings_for,
+)
+from dealer.store.results.reading import (
+    ResultLine,
+    as_results,
+    changes,
+    describe,
+    result,
+    results,
+    table_results,
+)
+
+__all__ = [
+    "EDITABLE", "LEADS", "Entry", "EntryError", "Outcome", "ResultLine", "as_results",
+    "changes", "correct", "correct_at_table", "correction_window_open", "create_club_event",
+    "dealset_of", "describe", "director_entry", "event_name", "find_table", "get_event",
+    "list_events", "max_board", "movement", "movement_of", "result", "results", "set_play",
+    "set_sealed", "submit", "swap_pairs", "table_results", "tokens", "update_event",
+    "vulnerability_of", "warnings_for",
+]

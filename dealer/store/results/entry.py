@@ -1,0 +1,253 @@
+"""Entering results: what a table types, checked and recorded once.
+
+:func:`submit` records one table's result. The client's submission id makes
+it idempotent: the same id again returns ``"duplicate"`` and writes nothing.
+Another entry for a board already recorded at that table returns
+``"conflict"`` with a message naming who entered it first. The director
+records artificial scores and boards not played with :func:`director_entry`,
+and the play of a board with :func:`set_play`.
+
+>>> Entry(board=1, contract="3ntx", declarer="s", tricks=9, lead="h10").checked()[1:]
+('S', 'HT', 9)
+>>> Entry(board=1, contract="4S", declarer="N", tricks=14).checked()
+Traceback (most recent call last):
+...
+dealer.store.results.common.EntryError: tricks taken by declarer must be 0 to 13
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from sqlalchemy import Connection, bindparam, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from dealer.contract import Contract, ContractError
+from dealer.events.model import Artificial, EventError, Result
+from dealer.events.validation import check_results
+from dealer.scoring.duplicate import score_ns
+from dealer.seats import Seat, Vulnerability, board_vulnerability
+from dealer.store.models import BoardRow
+from dealer.store.panel_models import ClubEvent, ResultChange, ResultRow, Submission
+from dealer.store.repository import Store
+from dealer.store.results import postgres
+from dealer.store.results.club_events import get_event, max_board, movement_of
+from dealer.store.results.common import (
+    RESULTS,
+    SUBMISSIONS,
+    EntryError,
+    Outcome,
+    reading,
+    transaction,
+    writing,
+)
+from dealer.store.results.reading import describe
+
+LEADS = "23456789TJQKA"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What a table types: contract (``"4SX"``, ``"PASS"``), declarer, lead, tricks."""
+
+    board: int
+    contract: str
+    declarer: str = ""
+    tricks: int | None = None
+    lead: str = ""
+
+    def checked(self) -> tuple[Contract, str | None, str | None, int]:
+        """The parsed contract, declarer letter, lead and tricks, or an :class:`EntryError`."""
+        text = self.contract.strip().upper()
+        if len(text) > 8:
+            raise EntryError("the contract is too long (e.g. 4SX, 3NTXX, PASS)", "contract")
+        try:
+            c = Contract.parse(text)
+        except ContractError as exc:
+            raise EntryError(f"contract: {exc}", "contract") from None
+        if c.is_passed_out:
+            return c, None, None, 0
+        decl = self.declarer.strip().upper()[:1]
+        if decl not in ("N", "E", "S", "W"):
+            raise EntryError("choose the declarer: N, E, S or W", "declarer")
+        c = c.with_declarer(Seat.parse(decl))
+        if self.tricks is None or not 0 <= self.tricks <= 13:
+            raise EntryError("tricks taken by declarer must be 0 to 13", "tricks")
+        lead = self.lead.strip().upper().replace("10", "T")
+        if lead:
+            if len(lead) != 2 or lead[0] not in "SHDC" or lead[1] not in LEADS:
+                raise EntryError("the opening lead is a suit and a rank, e.g. SQ or H7", "lead")
+        return c, decl, lead or None, self.tricks
+
+
+def contract_text(c: Contract) -> str:
+    """The contract as stored (``4SX``), without the declarer."""
+    return c.ascii.split()[0] if " " in c.ascii else c.ascii
+
+
+def artificial_code(text: str) -> str:
+    """An artificial score as stored: ``A+``, ``A``, ``A-`` or a percentage 0-100."""
+    try:
+        return Artificial.parse(text).code
+    except EventError:
+        try:
+            v = float(text)
+        except ValueError:
+            raise EntryError(f"unknown artificial score {text!r} (A+, A, A- or a percentage)",
+                             "artificial") from None
+        if not 0 <= v <= 100:
+            raise EntryError("a percentage is 0 to 100", "artificial") from None
+        return f"{v:g}"
+
+
+_VULNERABILITY = select(BoardRow.__table__.c.vulnerability).where(
+    BoardRow.__table__.c.deal_set_id == bindparam("ds"),
+    BoardRow.__table__.c.number == bindparam("n"))
+
+
+def vulnerability_of(store: Store, ce: ClubEvent, board: int,
+                     conn: Connection | None = None) -> Vulnerability:
+    """The board's vulnerability from the event's deal set, else from its number (Law 2)."""
+    if ce.deal_set_id is not None:
+        args = {"ds": ce.deal_set_id, "n": board}
+        if conn is not None:
+            v = conn.execute(_VULNERABILITY, args).scalar()
+        else:
+            with store.reads.connect() as c:
+                v = c.execute(_VULNERABILITY, args).scalar()
+        if v is not None:
+            return Vulnerability(v)
+    return board_vulnerability(board)
+
+
+def warnings_for(store: Store, ce: ClubEvent, section: str, table: int, round_no: int,
+                 board: int, ns: int, ew: int) -> list[str]:
+    """Doubts about a line from the movement, e.g. a board not played at this table now."""
+    m = movement_of(ce, section)
+    try:
+        s = m.at(table, round_no)
+    except EventError:
+        return [f"section {section} has no table {table} in round {round_no}"]
+    out = []
+    if board not in s.boards:
+        out.append(f"board {board} is not played at this table in round {round_no} "
+                   f"(boards {', '.join(map(str, s.boards))} are)")
+    r = Result(board, ns, ew, section=section, table=table, round=round_no)
+    out += [f.reason for f in check_results([r], m) if f.code in ("wrong-pairs", "wrong-way")]
+    return out
+
+
+def submit(store: Store, club_event_id: int, section: str, table: int, round_no: int,
+           entry: Entry, *, submission_id: str, who: str, confirm: bool = False,
+           ns: int | None = None, ew: int | None = None,
+           ce: ClubEvent | None = None) -> Outcome:
+    """Record one result. Idempotent on ``submission_id``; a second entry is a conflict."""
+    if not submission_id or len(submission_id) > 64:
+        raise EntryError("the form lost its submission id; reload the page", "submission_id")
+    # A retry of a form we already have is not looked up first: its insert meets the
+    # unique constraints and _after_race answers "duplicate". One query less per entry.
+    if ce is None or ce.id != club_event_id:
+        ce = get_event(store, club_event_id)
+    contract, decl, lead, tricks = entry.checked()
+    m = movement_of(ce, section)
+    try:
+        sitting = m.at(table, round_no)
+    except EventError as exc:
+        raise EntryError(str(exc), "round") from None
+    ns = sitting.ns if ns is None else ns
+    ew = sitting.ew if ew is None else ew
+    if not 1 <= entry.board <= max_board(ce, section) * 4:
+        raise EntryError(f"there is no board {entry.board} in this event", "board")
+    warnings = warnings_for(store, ce, section, table, round_no, entry.board, ns, ew)
+    if warnings and not confirm:
+        return Outcome("needs-confirmation", message="; ".join(warnings), warnings=warnings)
+    vul = vulnerability_of(store, ce, entry.board)
+    score = 0 if contract.is_passed_out else score_ns(contract, tricks, vul)
+    values = dict(club_event_id=club_event_id, section=section, table_no=table,
+                  round_no=round_no, board=entry.board, ns=ns, ew=ew,
+                  contract="PASS" if contract.is_passed_out else contract_text(contract),
+                  declarer=decl, lead=lead, tricks=None if contract.is_passed_out else tricks,
+                  score=score, entered_by=who[:100])
+    try:
+        if store.engine.dialect.name == "postgresql":
+            rid = postgres.record_entry(store, values, submission_id)
+        else:
+            with transaction(store) as conn:
+                rid = conn.execute(insert(RESULTS), values).inserted_primary_key[0]
+                conn.execute(insert(SUBMISSIONS),
+                             {"id": submission_id, "result_id": rid, "kind": "entry"})
+    except IntegrityError:
+        return _after_race(store, club_event_id, section, table, entry.board, submission_id)
+    # What describe() reads, without building a mapped object for one sentence.
+    row = SimpleNamespace(ns_artificial=None, not_played=False, **values)
+    return Outcome("recorded", rid, score, f"board {entry.board}: {describe(row)}",
+                   warnings)
+
+
+def _after_race(store: Store, club_event_id: int, section: str, table: int, board: int,
+                submission_id: str) -> Outcome:
+    # Either the same form arrived twice at once (duplicate) or another device got there first.
+    with reading(store) as s:
+        done = s.get(Submission, submission_id)
+        if done is not None:
+            return Outcome("duplicate", done.result_id, None, "already recorded; nothing added")
+        row = s.scalars(select(ResultRow).where(
+            ResultRow.club_event_id == club_event_id, ResultRow.section == section,
+            ResultRow.table_no == table, ResultRow.board == board)).first()
+    if row is None:
+        raise EntryError("the database refused the result; please try again")
+    return Outcome("conflict", row.id, row.score,
+                   f"board {board} was already entered at this table by {row.entered_by} "
+                   f"({describe(row)}); ask the director to correct it if it is wrong")
+
+
+def director_entry(store: Store, club_event_id: int, section: str, table: int, round_no: int,
+                   board: int, *, who: str, artificial: tuple[str, str] | None = None,
+                   not_played: bool = False) -> Outcome:
+    """The director records an artificial score or a not-played board where none was entered."""
+    ce = get_event(store, club_event_id)
+    sitting = movement_of(ce, section).at(table, round_no)
+    row = ResultRow(club_event_id=club_event_id, section=section, table_no=table,
+                    round_no=round_no, board=board, ns=sitting.ns, ew=sitting.ew,
+                    entered_by=who[:100], not_played=not_played and artificial is None)
+    if artificial is not None:
+        row.ns_artificial, row.ew_artificial = (artificial_code(a) for a in artificial)
+    try:
+        with writing(store) as s:
+            s.add(row)
+    except IntegrityError:
+        return _after_race(store, club_event_id, section, table, board, "-")
+    return Outcome("recorded", row.id, None, describe(row))
+
+
+_CARD = re.compile(r"^[SHDC][2-9TJQKA]$|^-$")
+
+
+def set_play(store: Store, result_id: int, text: str, *, who: str) -> int:
+    """Attach the recorded play (PBN ``Play`` section: a trick a line, ``-`` for a card
+    not played); returns the number of tricks. Every card is checked; none twice."""
+    tricks = [ln.upper().replace("10", "T").split() for ln in text.strip().splitlines()
+              if ln.strip() and not ln.lstrip().startswith(";")]
+    seen: set[str] = set()
+    for n, trick in enumerate(tricks, 1):
+        if len(trick) > 4 or n > 13:
+            raise EntryError(f"trick {n}: a trick has at most 4 cards and a deal 13 tricks",
+                             "play")
+        for card in trick:
+            if not _CARD.match(card):
+                raise EntryError(f"trick {n}: {card[:10]!r} is not a card (e.g. SA, H7, -)",
+                                 "play")
+            if card != "-" and card in seen:
+                raise EntryError(f"trick {n}: {card} was already played", "play")
+            seen.add(card)
+    with writing(store) as s:
+        row = s.get(ResultRow, result_id)
+        if row is None:
+            raise EntryError(f"there is no result {result_id}")
+        s.add(ResultChange(result_id=row.id, who=who[:100], field="play",
+                           old=f"{len((row.play or '').splitlines())} tricks",
+                           new=f"{len(tricks)} tricks", reason="recorded play"))
+        row.play = "\n".join(" ".join(t) for t in tricks)
+    return len(tricks)

@@ -1,0 +1,128 @@
+"""PostgreSQL only: a table's entry, and a correction, each as ONE statement.
+
+A table's entry is two inserts and a correction an update and two inserts;
+in one transaction each that is four or five round trips to the server
+(BEGIN, the statements, COMMIT), and on the two cores of a club laptop the
+round trips cost more than the work. PostgreSQL runs data-modifying CTEs
+as one statement, atomically, so each becomes one round trip. The
+statements are built once with bound parameters (and prepared by psycopg
+after a few uses). SQLite cannot modify data in a CTE; it keeps the
+short transaction (it has no round trips to save), in
+:mod:`dealer.store.results.entry` and :mod:`dealer.store.results.corrections`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    Executable,
+    String,
+    bindparam,
+    func,
+    insert,
+    literal,
+    select,
+    true,
+    update,
+)
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.exc import IntegrityError
+
+from dealer.store.repository import Store
+from dealer.store.results.common import (
+    CHANGES,
+    EDITABLE,
+    RESULTS,
+    SUBMISSIONS,
+    Resent,
+    Stale,
+    as_text,
+    now,
+)
+from dealer.store.results.reading import SUBMISSION_SEEN, ResultLine
+
+
+def _statements() -> tuple[Executable, Executable, Executable]:
+    """The entry, the correction with a submission id, and the one without."""
+    stamp = DateTime(timezone=True)
+    entry_cols = ("club_event_id", "section", "table_no", "round_no", "board", "ns", "ew",
+                  "contract", "declarer", "lead", "tricks", "score", "not_played",
+                  "fouled_group", "version", "entered_by", "created_at", "updated_at")
+    row = (insert(RESULTS).values({c: bindparam(c, type_=RESULTS.c[c].type)
+                                   for c in entry_cols})
+           .returning(RESULTS.c.id).cte("row"))
+    entry = (insert(SUBMISSIONS).from_select(
+        ["id", "result_id", "kind", "at"],
+        select(bindparam("_sid", type_=String), row.c.id, literal("entry"),
+               bindparam("created_at", type_=stamp)))
+        .returning(SUBMISSIONS.c.result_id).add_cte(row))
+    # Every editable column is set (unchanged ones to their old value): one shape
+    # for every correction. "WHERE version = <read>" as on SQLite.
+    upd = (update(RESULTS).where(RESULTS.c.id == bindparam("_rid"),
+                                 RESULTS.c.version == bindparam("_read"))
+           .values({c: bindparam(c, type_=RESULTS.c[c].type)
+                    for c in (*EDITABLE, "score", "updated_at", "version")})
+           .returning(RESULTS.c.id).cte("upd"))
+    fields = func.unnest(bindparam("_fields", type_=ARRAY(String)),
+                         bindparam("_olds", type_=ARRAY(String)),
+                         bindparam("_news", type_=ARRAY(String))
+                         ).table_valued("field", "old", "new").render_derived(name="f")
+    audit = insert(CHANGES).from_select(
+        ["result_id", "who", "at", "field", "old", "new", "reason", "in_window"],
+        select(upd.c.id, bindparam("_who", type_=String), bindparam("updated_at", type_=stamp),
+               fields.c.field, fields.c.old, fields.c.new, bindparam("_reason", type_=String),
+               bindparam("_inw", type_=Boolean)).select_from(upd).join(fields, true())
+    ).cte("audit")
+    seen = insert(SUBMISSIONS).from_select(
+        ["id", "result_id", "kind", "at"],
+        select(bindparam("_sid", type_=String), upd.c.id, literal("correction"),
+               bindparam("updated_at", type_=stamp))).cte("seen")
+    # Data-modifying CTEs run whether or not the SELECT reads them; the count says
+    # whether the version still matched (0: someone else changed it meanwhile).
+    counted = select(func.count()).select_from(upd).add_cte(audit)
+    return entry, counted.add_cte(seen), counted
+
+
+ENTRY, CORRECTION, CORRECTION_UNSIGNED = _statements()
+
+
+def record_entry(store: Store, values: dict[str, object], submission_id: str) -> int:
+    """Insert a result and its submission id in one statement; returns the result's id.
+
+    Raises ``IntegrityError`` when the board is already recorded at that table
+    or the submission id was seen, as the two inserts on SQLite do.
+    """
+    stamp = now()
+    # One statement, so one round trip, in its own implicit transaction.
+    with store.reads.connect() as conn:
+        return conn.execute(ENTRY, {
+            **values, "not_played": False, "fouled_group": 0, "version": 1,
+            "created_at": stamp, "updated_at": stamp, "_sid": submission_id}).scalar_one()
+
+
+def write_correction(store: Store, row: ResultLine, new: dict, changed: dict, old: dict, *,
+                     at: datetime, who: str, reason: str, in_window: bool,
+                     submission_id: str | None) -> None:
+    """The writes of a correction (the result, its audit rows, its submission id) in one
+    statement. Raises :class:`Stale` if the result's version moved since ``row`` was
+    read, :class:`Resent` if this form was carried out already."""
+    text = as_text
+    args = {**{k: new[k] for k in (*EDITABLE, "score")}, "updated_at": at,
+            "version": row.version + 1, "_rid": row.id, "_read": row.version,
+            "_who": who[:100], "_reason": reason[:300], "_inw": in_window,
+            "_fields": list(changed), "_olds": [text(old[k]) for k in changed],
+            "_news": [text(v) for v in changed.values()], "_sid": submission_id}
+    try:
+        with store.reads.connect() as conn:
+            done = conn.execute(CORRECTION if submission_id is not None
+                                else CORRECTION_UNSIGNED, args).scalar_one()
+            if done != 1 and submission_id is not None and conn.execute(
+                    SUBMISSION_SEEN, {"sid": submission_id}).first():
+                raise Resent()  # the same form twice at once: the other one changed it
+    except IntegrityError:  # the submission id: this form was carried out already
+        raise Resent() from None
+    if done != 1:
+        raise Stale()

@@ -1,0 +1,110 @@
+"""Reading recorded results: an event's results and audit trail, one table's lines,
+a result in words, and traveller lines for :mod:`dealer.events` scoring."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from types import SimpleNamespace
+
+from sqlalchemy import bindparam, select
+
+from dealer.contract import Contract
+from dealer.events.model import Artificial, EventError, Result
+from dealer.store.panel_models import ResultChange, ResultRow
+from dealer.store.repository import Store
+from dealer.store.results.common import CLUB_EVENTS, RESULTS, SUBMISSIONS, EntryError, reading
+
+
+class ResultLine(SimpleNamespace):
+    """A result as read for a table's page or a correction: the columns of ``results``
+    as attributes, in no session. (Building a mapped :class:`ResultRow` for each
+    read cost a twentieth of a table's request.)"""
+
+
+def detached(r: object) -> ResultLine:
+    """A :class:`ResultLine` from a Core row of ``results``."""
+    return ResultLine(**r._asdict())  # type: ignore[attr-defined]
+
+
+# Built once: composing a statement costs more than running it on this path.
+AT_TABLE = select(RESULTS).where(RESULTS.c.club_event_id == bindparam("ce"),
+                                 RESULTS.c.section == bindparam("section"),
+                                 RESULTS.c.table_no == bindparam("table"))
+AT_TABLE_BOARD = AT_TABLE.where(RESULTS.c.board == bindparam("board"))
+AT_TABLE_BOARD_PUBLISHED = (AT_TABLE_BOARD.add_columns(CLUB_EVENTS.c.published_at)
+                            .join(CLUB_EVENTS, CLUB_EVENTS.c.id == RESULTS.c.club_event_id))
+SUBMISSION_SEEN = select(SUBMISSIONS.c.id).where(SUBMISSIONS.c.id == bindparam("sid"))
+RESULT_BY_ID = select(RESULTS).where(RESULTS.c.id == bindparam("rid"))
+CLUB_EVENT_BY_ID = select(CLUB_EVENTS).where(CLUB_EVENTS.c.id == bindparam("ce"))
+
+
+def results(store: Store, club_event_id: int) -> list[ResultRow]:
+    with reading(store) as s:
+        return list(s.scalars(select(ResultRow).where(ResultRow.club_event_id == club_event_id)
+                              .order_by(ResultRow.board, ResultRow.section, ResultRow.table_no)))
+
+
+def table_results(store: Store, club_event_id: int, section: str, table: int,
+                  board: int | None = None) -> dict[int, ResultLine]:
+    """One table's results by board (or just ``board``), read by the unique index.
+
+    A table's page and its corrections need only its own lines; reading the
+    whole event's results for them made every correction slower as the evening
+    went on.
+    """
+    args = {"ce": club_event_id, "section": section, "table": table, "board": board}
+    with store.reads.connect() as conn:
+        rows = conn.execute(AT_TABLE if board is None else AT_TABLE_BOARD, args)
+        return {r.board: detached(r) for r in rows}
+
+
+def result(store: Store, result_id: int) -> ResultRow:
+    with reading(store) as s:
+        row = s.get(ResultRow, result_id)
+        if row is None:
+            raise EntryError(f"there is no result {result_id}")
+        return row
+
+
+def changes(store: Store, club_event_id: int) -> list[ResultChange]:
+    with reading(store) as s:
+        return list(s.scalars(select(ResultChange).join(
+            ResultRow, ResultChange.result_id == ResultRow.id)
+            .where(ResultRow.club_event_id == club_event_id).order_by(ResultChange.id)))
+
+
+def describe(row: ResultRow | ResultLine | SimpleNamespace) -> str:
+    """A result in words: ``4S by N, 10 tricks, NS +420``, ``passed out``, ``artificial A+/A-``."""
+    if row.ns_artificial:
+        return f"artificial {row.ns_artificial}/{row.ew_artificial}"
+    if row.not_played:
+        return "not played"
+    if row.contract == "PASS":
+        return "passed out"
+    return f"{row.contract} by {row.declarer}, {row.tricks} tricks, NS {row.score:+d}"
+
+
+def as_results(rows: Iterable[ResultRow]) -> list[Result]:
+    """Traveller lines for :mod:`dealer.events` scoring."""
+    out = []
+    for r in rows:
+        common = dict(section=r.section, table=r.table_no, round=r.round_no, group=r.fouled_group)
+        if r.ns_artificial and r.ew_artificial:
+            out.append(Result(r.board, r.ns, r.ew, ns_artificial=_adj(r.ns_artificial),
+                              ew_artificial=_adj(r.ew_artificial), **common))
+        elif r.not_played:
+            out.append(Result(r.board, r.ns, r.ew, not_played=True, **common))
+        else:
+            c = None
+            if r.contract and r.contract != "PASS":
+                c = Contract.parse(r.contract, r.declarer)
+            out.append(Result(r.board, r.ns, r.ew, r.score, contract=c, tricks=r.tricks,
+                              **common))
+    return out
+
+
+def _adj(text: str) -> Artificial | float:
+    try:
+        return Artificial.parse(text)
+    except EventError:
+        return float(text)
