@@ -20,6 +20,10 @@ from dealer.deal import Deal
 from dealer.errors import DealError
 from dealer.seats import Seat, Vulnerability, board_dealer, board_vulnerability
 
+#: The highest board number boardwright accepts. Real sets stop far below it; a
+#: larger number is a damaged file (23 digits once crashed the store's import).
+MAX_BOARD = 999_999
+
 
 @dataclass(slots=True)
 class Board:
@@ -41,6 +45,8 @@ class Board:
     def __post_init__(self) -> None:
         if self.number < 1:
             raise DealError(f"board number {self.number} must be 1 or more")
+        if self.number > MAX_BOARD:
+            raise DealError(f"board number {self.number} is too large (at most {MAX_BOARD:,})")
         if self.dealer is None:
             self.dealer = board_dealer(self.number)
         if self.vulnerability is None:

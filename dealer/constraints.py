@@ -29,6 +29,7 @@ from dealer.errors import CardError
 from dealer.generate import KeyedStream, OsStream, deal_from_owner_column, owners_batch
 from dealer.hand import Hand
 from dealer.hand_features import BALANCED, Batch, ConstraintError, shape_table
+from dealer.progress import is_terminal
 from dealer.seats import Seat
 
 # Defined in dealer.hand_features (so the constraint language needs nothing from here);
@@ -201,7 +202,8 @@ class _Progress:
 
     def update(self, found: int, tried: int) -> None:
         elapsed = time.monotonic() - self.start
-        if not self.enabled or (elapsed < self.after and not self.shown):
+        # Off a terminal (a log file, a pipe) the \r redraws would garble it: draw nothing.
+        if not self.enabled or not is_terminal() or (elapsed < self.after and not self.shown):
             return
         self.shown = True
         width = 30

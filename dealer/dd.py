@@ -20,8 +20,6 @@ vulnerability, as DDS's ``DealerPar`` does.
 
 from __future__ import annotations
 
-import sys
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,6 +32,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from dealer.cards import Strain
 from dealer.deal import Deal
 from dealer.errors import BoardwrightError
+from dealer.progress import Progress
 from dealer.seats import Seat, Vulnerability
 
 # DDS orders strains S, H, D, C, NT; boardwright's Strain is C, D, H, S, NT.
@@ -233,7 +232,7 @@ def solve(deals: Sequence[Deal], *, cache: DDCache | None = None,
     todo = list(dict.fromkeys(d for d in deals if d not in known))
     if todo:
         dds, types = _endplay()
-        start = time.monotonic()
+        bar = Progress("double-dummy", len(todo)) if progress else None
         solved: dict[Deal, DDTable] = {}
         for lo in range(0, len(todo), MAX_BATCH):
             chunk = todo[lo:lo + MAX_BATCH]
@@ -243,13 +242,10 @@ def solve(deals: Sequence[Deal], *, cache: DDCache | None = None,
                 solved[d] = _from_dds(t._data)
             if cache is not None:  # an empty cache has len 0, so never test truthiness
                 cache.put_many({d: solved[d] for d in chunk})
-            if progress:
-                done = lo + len(chunk)
-                sys.stderr.write(f"\rdouble-dummy: {done}/{len(todo)} deals, "
-                                 f"{time.monotonic() - start:.1f}s")
-                sys.stderr.flush()
-        if progress:
-            sys.stderr.write("\n")
+            if bar is not None:
+                bar.update(lo + len(chunk))
+        if bar is not None:
+            bar.close()
         known.update(solved)
     return [known[d] for d in deals]
 

@@ -72,3 +72,11 @@ class FormatError(BoardwrightError, ValueError):
 
 class FormatWarning(UserWarning):
     """A deviation from a format's standard that lenient reading accepted."""
+
+
+class FormatNote(UserWarning):
+    """Something a file cannot say, which the reader had to assume (not a deviation).
+
+    Strict reading does not fail on a note: the file follows its standard; the
+    standard just has no place for it (BRI carries no board numbers, for instance).
+    """

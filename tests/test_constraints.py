@@ -152,8 +152,14 @@ def test_cli_teach_writes_matching_boards_and_recreates(tmp_path, monkeypatch, c
     assert "41 HCP" in capsys.readouterr().err
 
 
-def test_progress_bar_on_stderr_when_slow(capsys) -> None:
+def test_progress_bar_on_stderr_when_slow(capsys, monkeypatch) -> None:
     c = Constraints.parse("hcp(north) >= 24")  # about 1 in 3,000
+    # Not a terminal (a log file): no bar at all, so no \r in the log (issue 16, finding 9).
+    find_deals(c, 40, key=b"slow", progress=True, progress_after=0.0)
+    assert capsys.readouterr().err == ""
+    import dealer.constraints
+
+    monkeypatch.setattr(dealer.constraints, "is_terminal", lambda: True)
     find_deals(c, 40, key=b"slow", progress=True, progress_after=0.0)
     err = capsys.readouterr().err
     assert "40/40 deals" in err and "match" in err

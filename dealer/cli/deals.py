@@ -16,16 +16,15 @@ The store is the instance folder's database (``$BOARDWRIGHT_INSTANCE``,
 from __future__ import annotations
 
 import argparse
-import sys
-import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections import Counter
 from pathlib import Path
 
 from dealer import formats
 from dealer.board import DealSet
+from dealer.cli._io import check_output, first_board_arg, read_set, reported_warnings
 from dealer.diagram import board_diagram
-from dealer.errors import BoardwrightError, FormatWarning
+from dealer.errors import BoardwrightError
+from dealer.progress import Progress
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("output")
     c.add_argument("--format", help="output format (default: from OUT's extension)")
     c.add_argument("--from", dest="from_format", help="input format (default: detected)")
+    _first_board_option(c)
     c.set_defaults(func=cmd_convert)
 
     s = dsub.add_parser("show", help="show boards as hand diagrams")
@@ -44,6 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--board", type=int, help="only this board number")
     s.add_argument("--from", "--format", dest="from_format",
                    help="input format (default: detected from the content)")
+    _first_board_option(s)
     s.set_defaults(func=cmd_show)
 
     k = dsub.add_parser(
@@ -54,6 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--strict", action="store_true", help="report every deviation from the standard")
     k.add_argument("--from", "--format", dest="from_format",
                    help="input format (default: detected from the content)")
+    _first_board_option(k)
     k.set_defaults(func=cmd_check)
 
     i = dsub.add_parser("import", help="read a deal file and save it in the store")
@@ -62,6 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     i.add_argument("--name", help="name of the set (default: the file name)")
     i.add_argument("--from", "--format", dest="from_format",
                    help="input format (default: detected from the content)")
+    _first_board_option(i)
     i.set_defaults(func=cmd_import)
 
     ls = dsub.add_parser("list", help="list the deal sets in the store")
@@ -82,33 +85,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     generation.register_verbs(dsub)
 
 
-@contextmanager
-def _reported_warnings(collected: list[str] | None = None) -> Iterator[list[str]]:
-    """Collect format warnings as plain lines (Python's own format shows source lines)."""
-    out: list[str] = [] if collected is None else collected
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", FormatWarning)
-        yield out
-    out.extend(str(w.message) for w in caught if issubclass(w.category, FormatWarning))
+def _first_board_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--first-board", type=first_board_arg, metavar="N",
+                   help="the set's first board, for files that cannot say it (BRI, DGE, and "
+                        "DUP from Big Deal, which always says 1)")
 
 
-def _read(path: str, fmt: str | None, *, strict: bool = False) -> DealSet:
-    with _reported_warnings() as found:
-        ds = formats.read(path, format=fmt, strict=strict)
-    for line in found:
-        print(f"boardwright: warning: {line}", file=sys.stderr)
+def _read(path: str, fmt: str | None, *, strict: bool = False,
+          first_board: int | None = None) -> DealSet:
+    ds = read_set(path, fmt, strict=strict, first_board=first_board)
+    if not ds.boards:
+        raise BoardwrightError(f"{path}: the file holds no boards")
     return ds
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    ds = _read(args.input, args.from_format)
+    check_output(args.output)
+    ds = _read(args.input, args.from_format, first_board=args.first_board)
     fmt = formats.write(ds, args.output, format=args.format)
     print(f"wrote {len(ds)} boards to {args.output} ({fmt.name})")
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    ds = _read(args.file, args.from_format)
+    ds = _read(args.file, args.from_format, first_board=args.first_board)
     boards = [ds.board(args.board)] if args.board is not None else list(ds)
     for i, b in enumerate(boards):
         if i:
@@ -121,19 +121,40 @@ def cmd_check(args: argparse.Namespace) -> int:
     detected = None
     if args.from_format is None:
         try:
-            detected = formats.detect(Path(args.file).read_bytes(), source=args.file).name
+            data = formats.as_utf8(Path(args.file).read_bytes(), source=args.file)
+            detected = formats.detect(data, source=args.file).name
         except (OSError, BoardwrightError):
             pass  # formats.read below reports the same problem with the full message
-    with _reported_warnings() as found:
-        ds = formats.read(args.file, format=args.from_format, strict=args.strict)
+    with reported_warnings() as found:
+        ds = formats.read(args.file, format=args.from_format, strict=args.strict,
+                          first_board=args.first_board)
     fmt = args.from_format or detected or "?"
-    incomplete = [b.number for b in ds if b.deal is None or not b.deal.is_complete]
-    odd = [b.number for b in ds if not b.standard_markings]
-    numbers = ds.numbers
-    repeated = sorted({n for n in numbers if numbers.count(n) > 1})
+    warned = [text for kind, text in found if kind == "warning"]
+    notes = [text for kind, text in found if kind == "note"]
+    if not ds.boards:
+        # A file cut inside its header, or one with no games, is not a clean deal file.
+        raise BoardwrightError(f"{args.file}: {fmt}: the file holds no boards")
+    # One pass over the boards, counting numbers in a dict: linear in the set's size.
+    incomplete: list[int] = []
+    odd: list[int] = []
+    seen: Counter[int] = Counter()
+    bar = Progress("checking", len(ds))
+    for i, b in enumerate(ds):
+        if b.deal is None or not b.deal.is_complete:
+            incomplete.append(b.number)
+        if not b.standard_markings:
+            odd.append(b.number)
+        seen[b.number] += 1
+        if i % 1024 == 0:
+            bar.update(i)
+    bar.update(len(ds))
+    bar.close()
+    repeated = sorted(n for n, k in seen.items() if k > 1)
     print(f"{args.file}: {fmt}, {len(ds)} boards ({ds.describe_range()})"
           + (", sealed" if ds.sealed else ""))
-    for line in found:
+    for line in notes:
+        print(f"  note: {line}")
+    for line in warned:
         print(f"  warning: {line}")
     if incomplete:
         print(f"  boards without a full deal: {_numbers(incomplete)}")
@@ -142,13 +163,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     if odd:
         print("  boards whose dealer or vulnerability differ from the standard cycle: "
               f"{_numbers(odd)}")
-    if not (found or incomplete or repeated):
+    if not (warned or incomplete or repeated):
         print("  every board holds a full, valid deal")
         return 0
     if args.strict:
         problems = [f"{len(x)} {what}" for x, what in (
             (incomplete, "boards lack a full deal"), (repeated, "board numbers repeat"),
-            (found, "warnings")) if x]
+            (warned, "warnings")) if x]
         raise BoardwrightError(f"{args.file}: {'; '.join(problems)}")
     return 1
 
@@ -165,7 +186,7 @@ def _store():  # type: ignore[no-untyped-def]
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    ds = _read(args.file, args.from_format)
+    ds = _read(args.file, args.from_format, first_board=args.first_board)
     with _store() as store:
         set_id = store.save(ds, event=args.event, name=args.name or Path(args.file).name,
                             source=str(args.file))
@@ -189,6 +210,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    check_output(args.output)
     with _store() as store:
         ds = store.load(args.id)
     fmt = formats.write(ds, args.output, format=args.format)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from dealer import formats
 from dealer.board import Board, DealSet
+from dealer.cli._io import check_output, check_outputs, read_set, write_text
 from dealer.commit import (
     PublicFile,
     Session,
@@ -197,6 +198,9 @@ def cmd_new(args: argparse.Namespace) -> int:
     numbers = parse_boards(args.boards)
     if args.copies < 1:
         raise BoardwrightError("--copies must be 1 or more")
+    # Every check before the secret is drawn: a failure after it would waste a claimed secret.
+    _fmt_name(args.output, args.format)
+    check_outputs((args.output, "set"), (_record_path(args.output, None), "secret record"))
     secret = new_secret()
     default_registry().claim(secret, f"new {args.output}")
     ds = keyed_dealset(secret, numbers, event=args.event)
@@ -214,6 +218,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_recreate(args: argparse.Namespace) -> int:
+    check_output(args.output)
     data = _read_record(Path(args.record))
     ds = _build_from_record(data)
     name = _write_set(ds, args.output, args.format)
@@ -228,9 +233,10 @@ def cmd_commit(args: argparse.Namespace) -> int:
         if not sep or not name.strip():
             raise BoardwrightError(f"--session {spec!r} must look like NAME:BOARDS, e.g. 1:1-24")
         sessions.append(Session(name.strip(), parse_boards(boards)))
+    secret_out = Path(args.secret_out or args.output + ".secret")
+    check_outputs((args.output, "public file"), (secret_out, "secret file"))
     pub, secret_hex = make_commitment(args.event, sessions, args.public_value,
                                       registry=default_registry())
-    secret_out = Path(args.secret_out or args.output + ".secret")
     secret_out.write_text(secret_hex + "\n")
     secret_out.chmod(0o600)
     Path(args.output).write_text(pub.to_json())
@@ -249,6 +255,7 @@ def _load_public(path: str) -> PublicFile:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
+    check_output(args.output)
     pub = _load_public(args.public)
     ds = generate(pub, _secret_arg(args.secret), args.public_value, args.session)
     name = _write_set(ds, args.output, args.format)
@@ -259,7 +266,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     pub = _load_public(args.public)
-    ds = formats.read(args.dealfile)
+    ds = read_set(args.dealfile)
     try:
         report = verify(pub, _secret_arg(args.secret), args.public_value, ds,
                         session_name=args.session, source=args.dealfile)
@@ -270,7 +277,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_seal(args: argparse.Namespace) -> int:
-    ds = formats.read(args.set)
+    check_output(args.output)
+    ds = read_set(args.set)
     record = _record_path(args.set, args.record)
     data = _read_record(record)
     # Refuse to strip hands that the record could not bring back.
@@ -287,7 +295,8 @@ def cmd_seal(args: argparse.Namespace) -> int:
 
 
 def cmd_unseal(args: argparse.Namespace) -> int:
-    ds = formats.read(args.set)
+    check_output(args.output)
+    ds = read_set(args.set)
     data = _read_record(_record_path(args.set, args.record))
     again = _build_from_record(data)
     for b in ds:
@@ -308,6 +317,8 @@ def cmd_teach(args: argparse.Namespace) -> int:
     numbers = parse_boards(args.boards)
     predeal = parse_predeal(args.predeal)
     c = Constraints.parse(args.constraints, predeal=predeal)
+    _fmt_name(args.output, args.format)
+    check_outputs((args.output, "set"), (_record_path(args.output, None), "secret record"))
     secret = new_secret()
     deals = find_deals(c, len(numbers), key=secret, max_seconds=args.max_seconds)
     default_registry().claim(secret, f"teach {args.output}")
@@ -324,7 +335,8 @@ def cmd_teach(args: argparse.Namespace) -> int:
 def cmd_analyse(args: argparse.Namespace) -> int:
     from dealer.dd import analyse, default_cache, pbn_tags
 
-    ds = formats.read(args.set)
+    check_output(args.output)
+    ds = read_set(args.set)
     if is_sealed(ds):
         raise BoardwrightError(f"{args.set} is sealed; unseal it before analysing")
     boards = [b for b in ds if b.deal is not None and b.deal.is_complete]
@@ -343,7 +355,9 @@ def cmd_analyse(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- nouns
 def _read_for_print(path: str) -> DealSet:
-    ds = formats.read(path)
+    ds = read_set(path)
+    if not ds.boards:
+        raise BoardwrightError(f"{path}: the file holds no boards; nothing to print")
     if is_sealed(ds):
         raise BoardwrightError(f"{path} is sealed; unseal it before printing its hands")
     return ds
@@ -365,6 +379,7 @@ def register_records(sub: argparse._SubParsersAction) -> None:
 def cmd_records(args: argparse.Namespace) -> int:
     from dealer.records import records_html, records_pdf
 
+    check_outputs((args.output, "PDF"), (args.html, "HTML file"))
     ds = _read_for_print(args.set)
     meta = {"club": args.club, "event": args.event or ds.meta.get("Event", ""),
             "date": args.date or ds.meta.get("Date", "")}
@@ -378,7 +393,7 @@ def cmd_records(args: argparse.Namespace) -> int:
     pages = records_pdf(ds, args.output, analysis=analysis, paper=args.paper, **meta)
     print(f"wrote {len(ds)} boards on {pages} pages to {args.output}")
     if args.html:
-        Path(args.html).write_text(records_html(ds, analysis=analysis, **meta), encoding="utf-8")
+        write_text(args.html, records_html(ds, analysis=analysis, **meta))
         print(f"wrote the HTML fragment to {args.html}")
     return 0
 
@@ -395,6 +410,7 @@ def register_curtains(sub: argparse._SubParsersAction) -> None:
 def cmd_curtains(args: argparse.Namespace) -> int:
     from dealer.curtains import curtain_cards_pdf, deal_sheets_pdf
 
+    check_outputs((args.output, "PDF"), (args.sheets, "deal sheets PDF"))
     ds = _read_for_print(args.set)
     pages = curtain_cards_pdf(ds, args.output, paper=args.paper)
     print(f"wrote {4 * len(ds)} curtain cards on {pages} pages to {args.output}")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 
+from dealer.cli._io import check_output, positive_int
 from dealer.events import asc, travellers
 from dealer.events.imps_events import score_imp_pairs
 from dealer.events.matchpoints import MatchpointOptions, score_matchpoints
@@ -52,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                  ("check", "check an .ASC movement", cmd_check)):
         c = msub.add_parser(verb, help=helptext)
         c.add_argument("file")
-        c.add_argument("--boards-per-round", type=int, default=2)
+        c.add_argument("--boards-per-round", type=positive_int, default=2)
         c.set_defaults(func=func)
 
     e = sub.add_parser("event", help="check and score an event's results (CSV)")
@@ -62,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         c = esub.add_parser(verb, help=helptext)
         c.add_argument("file")
         c.add_argument("--movement", metavar="ASC", help="the movement, to check tables/rounds")
-        c.add_argument("--boards-per-round", type=int, default=2)
+        c.add_argument("--boards-per-round", type=positive_int, default=2)
         if verb == "score":
             c.add_argument("--scale", default="wbf", choices=["wbf", "acbl"])
             c.add_argument("--numbering", default="unique", choices=["unique", "by_line"])
@@ -81,7 +82,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--boards-per-round", type=int, default=2)
+    p.add_argument("--boards-per-round", type=positive_int, default=2)
     p.add_argument("--section", default="A")
     p.add_argument("--asc", metavar="OUT", help="write the movement as an .ASC file")
 
@@ -119,6 +120,7 @@ def render(m: Movement) -> str:
 
 
 def cmd_mitchell(args: argparse.Namespace) -> int:
+    check_output(args.asc, ".ASC file")
     m = mitchell(args.tables, rounds=args.rounds, boards_per_round=args.boards_per_round,
                  method=args.method, arrow_switch=_rounds(args.arrow_switch),
                  ew_offset=args.ew_offset, section=args.section)
@@ -126,6 +128,7 @@ def cmd_mitchell(args: argparse.Namespace) -> int:
 
 
 def cmd_howell(args: argparse.Namespace) -> int:
+    check_output(args.asc, ".ASC file")
     return _emit(howell(args.tables, boards_per_round=args.boards_per_round,
                         section=args.section), args.asc)
 

@@ -43,6 +43,9 @@ class Format:
 
 _registry: dict[str, Format] | None = None
 
+#: Formats whose files cannot say which board comes first (see ``loads``'s ``first_board``).
+UNNUMBERED = ("bri", "dge", "dup")
+
 
 def registry() -> dict[str, Format]:
     global _registry
@@ -93,26 +96,79 @@ def detect(data: bytes, *, source: str = "<data>") -> Format:
     return best[1]
 
 
+def _utf16(data: bytes) -> str | None:
+    """The codec of a UTF-16 text file (what Windows PowerShell writes), or None.
+
+    With a byte-order mark it is certain; without one, a file whose first 64
+    bytes alternate printable ASCII and NUL is taken as UTF-16 too. No binary
+    deal file looks like that (DGE's NULs come after 68 card bytes).
+    """
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf-16"
+    head = data[:64]
+    if len(head) >= 8 and len(head) % 2 == 0:
+        for codec, text, nul in (("utf-16-le", head[0::2], head[1::2]),
+                                 ("utf-16-be", head[1::2], head[0::2])):
+            if not nul.strip(b"\x00") and all(32 <= c < 127 or c in (9, 10, 13) for c in text):
+                return codec
+    return None
+
+
+def as_utf8(data: bytes, *, source: str = "<data>") -> bytes:
+    """Text files in UTF-16 or with a UTF-8 byte-order mark, as plain UTF-8 bytes.
+
+    Every text format is read from UTF-8 (or its own declared charset), so
+    converting here lets each reader and sniffer see the same bytes whatever
+    editor saved the file.
+    """
+    codec = _utf16(data)
+    if codec is not None:
+        try:
+            data = data.decode(codec).lstrip("\ufeff").encode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise FormatError(f"the file starts as UTF-16 text but byte {exc.start} is not "
+                              "valid UTF-16", path=source) from None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return data
+
+
 def loads(data: bytes, *, format: str | None = None, source: str = "<data>",
-          strict: bool = False) -> DealSet:
+          strict: bool = False, first_board: int | None = None) -> DealSet:
+    """Read deal-file bytes.
+
+    ``first_board`` numbers the boards of a file that cannot say where its set
+    starts (BRI, DGE, and Big Deal's DUP); given for a format that numbers its
+    boards, it must agree with the file.
+    """
+    data = as_utf8(data, source=source)
     fmt = get(format) if format else detect(data, source=source)
+    options = {} if first_board is None or fmt.name not in UNNUMBERED else {
+        "first_board": first_board}
     try:
-        return fmt.loads(data, source=source, strict=strict)
+        ds = fmt.loads(data, source=source, strict=strict, **options)
     except FormatError as exc:
         raise exc.located(path=source, format=fmt.name) from None
     except (ValueError, IndexError, KeyError, UnicodeDecodeError) as exc:
         # A reader bug or an input it did not foresee: still a clear message, never a traceback.
         raise FormatError(f"cannot read this {fmt.name} file: {exc}", path=source) from None
+    if first_board is not None and not options and ds.boards \
+            and ds.boards[0].number != first_board:
+        raise FormatError(f"the file numbers its boards from {ds.boards[0].number}, not from "
+                          f"{first_board}; leave out --first-board", path=source,
+                          format=fmt.name)
+    return ds
 
 
-def read(path: str | Path, *, format: str | None = None, strict: bool = False) -> DealSet:
+def read(path: str | Path, *, format: str | None = None, strict: bool = False,
+         first_board: int | None = None) -> DealSet:
     """Read a deal file, detecting its format from the content."""
     p = Path(path)
     try:
         data = p.read_bytes()
     except OSError as exc:
         raise FormatError(f"cannot open the file: {exc.strerror}", path=str(p)) from None
-    return loads(data, format=format, source=str(p), strict=strict)
+    return loads(data, format=format, source=str(p), strict=strict, first_board=first_board)
 
 
 def dumps(dealset: DealSet, format: str) -> bytes:

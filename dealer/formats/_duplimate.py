@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dealer.board import Board, DealSet
 from dealer.cards import Card
 from dealer.deal import Deal
-from dealer.errors import FormatError, FormatWarning
+from dealer.errors import FormatError, FormatNote, FormatWarning
 from dealer.hand import ALL_CARDS_MASK
 from dealer.seats import Seat
 
@@ -215,12 +215,29 @@ def writable_boards(dealset: DealSet, fmt: str, *, max_board: int | None,
     if not numbered and boards[0].number != 1:
         warnings.warn(FormatWarning(
             f"{fmt} files carry no board numbers: boards {dealset.describe_range()} will read "
-            f"back as 1-{len(boards)} unless the reader is given first_board="
-            f"{boards[0].number}"), stacklevel=3)
+            f"back as 1-{len(boards)} unless the reader is told the first board "
+            f"(--first-board {boards[0].number})"), stacklevel=3)
     if dealset.sealed and fmt in ("bri", "dge"):
         warnings.warn(FormatWarning(f"{fmt} files cannot mark a set sealed; the seal is not "
                                     "written"), stacklevel=3)
     return boards
+
+
+def note_numbering(fmt: str, count: int, first_board: int | None) -> int:
+    """The first board of a file that does not say it; a note when it had to be assumed.
+
+    BRI and DGE files carry no board numbers, and Big Deal writes every DUP file's
+    lowest board as 1 (see dup.py), so a set of boards 5-28 reads as 1-24 unless
+    the reader is told (``first_board``, the CLI's ``--first-board``).
+    """
+    if first_board is not None:
+        if first_board < 1:
+            raise FormatError(f"the first board must be 1 or more, not {first_board}")
+        return first_board
+    warnings.warn(FormatNote(
+        f"{fmt} files do not say which board comes first: read as boards 1-{count}; "
+        "if the set starts at another board, give --first-board N"), stacklevel=3)
+    return 1
 
 
 def split_records(data: bytes, size: int, need: int, rd: Reader, first: int = 1) -> list[bytes]:

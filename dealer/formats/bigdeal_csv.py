@@ -22,7 +22,7 @@ import csv
 import io
 import re
 
-from dealer.board import Board, DealSet
+from dealer.board import MAX_BOARD, Board, DealSet
 from dealer.cards import Card
 from dealer.errors import BoardwrightError, FormatError
 from dealer.formats import Format
@@ -97,6 +97,9 @@ def _board(row: list[str], lineno: int, rd: Reader, seen: dict[int, int]) -> Boa
     num_text = row[16].strip()
     if not num_text.isdigit() or int(num_text) < 1:
         raise rd.error(f"{num_text!r} is not a board number", line=lineno, field="board")
+    if int(num_text) > MAX_BOARD:
+        raise rd.error(f"board number {num_text[:30]} is too large (at most {MAX_BOARD:,})",
+                       line=lineno, field="board")
     number = int(num_text)
     if number in seen:
         raise rd.error(f"board {number} is given twice (first on line {seen[number]})",

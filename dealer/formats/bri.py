@@ -23,6 +23,7 @@ from dealer.formats._duplimate import (
     decode_bri,
     encode_bri,
     names_file,
+    note_numbering,
     split_records,
     writable_boards,
 )
@@ -61,11 +62,13 @@ def sniff(data: bytes) -> int:
 
 @names_file("bri")
 def loads(data: bytes, *, source: str = "<data>", strict: bool = False,
-          first_board: int = 1) -> DealSet:
-    """Read BRI records; boards are numbered from ``first_board``."""
+          first_board: int | None = None) -> DealSet:
+    """Read BRI records; boards are numbered from ``first_board`` (else 1, with a note)."""
     rd = Reader(source, strict, "bri")
     boards = []
-    for i, rec in enumerate(split_records(data, RECORD, BRI_LEN, rd, first_board)):
+    records = split_records(data, RECORD, BRI_LEN, rd, first_board or 1)
+    first_board = note_numbering("bri", len(records), first_board)
+    for i, rec in enumerate(records):
         number = first_board + i
         deal = decode_bri(rec[:BRI_LEN], board=number, offset=i * RECORD)
         pad = rec[BRI_LEN:]

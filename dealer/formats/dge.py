@@ -24,6 +24,7 @@ from dealer.formats._duplimate import (
     decode_dge,
     encode_dge,
     names_file,
+    note_numbering,
     split_records,
     writable_boards,
 )
@@ -60,11 +61,13 @@ def sniff(data: bytes) -> int:
 
 @names_file("dge")
 def loads(data: bytes, *, source: str = "<data>", strict: bool = False,
-          first_board: int = 1) -> DealSet:
-    """Read DGE records; boards are numbered from ``first_board``."""
+          first_board: int | None = None) -> DealSet:
+    """Read DGE records; boards are numbered from ``first_board`` (else 1, with a note)."""
     rd = Reader(source, strict, "dge")
     boards = []
-    for i, rec in enumerate(split_records(data, RECORD, DGE_LEN, rd, first_board)):
+    records = split_records(data, RECORD, DGE_LEN, rd, first_board or 1)
+    first_board = note_numbering("dge", len(records), first_board)
+    for i, rec in enumerate(records):
         number = first_board + i
         # The cards end at the padding; a NUL inside the first 68 bytes means cards are missing.
         end = rec.find(b"\x00")

@@ -46,6 +46,7 @@ from dealer.formats._duplimate import (
     encode_bri,
     encode_dge,
     names_file,
+    note_numbering,
     split_records,
     writable_boards,
 )
@@ -84,14 +85,28 @@ def _number(field: bytes, name: str, rd: Reader, board: int) -> int | None:
 
 
 @names_file("dup")
-def loads(data: bytes, *, source: str = "<data>", strict: bool = False) -> DealSet:
-    """Read a DUP file (plain or blind)."""
+def loads(data: bytes, *, source: str = "<data>", strict: bool = False,
+          first_board: int | None = None) -> DealSet:
+    """Read a DUP file (plain or blind).
+
+    Big Deal writes ``1`` as the lowest board and the number of boards as the
+    highest, whatever boards the set holds (boards 5-28 get ``YN1  0 24 ``), so
+    a trailer starting at 1 cannot say where the set starts: the boards are
+    numbered from ``first_board`` when given, else from 1 with a note.
+    """
     rd = Reader(source, strict, "dup")
     records = split_records(data, RECORD, _TRAILER, rd)
     first_trailer = records[0][_TRAILER:RECORD]
     low = _number(first_trailer[2:5], "lowest board", rd, 1) or 1
     high = _number(first_trailer[7:10], "highest board", rd, low)
     copies = _number(first_trailer[5:7], "copies", rd, low)
+    if first_board is not None or low == 1:
+        if first_board is not None and low not in (1, first_board):
+            raise rd.error(f"the trailer says the set starts at board {low}, not at the "
+                           f"first board given ({first_board})", board=1, field="lowest board")
+        if high == len(records) % 100:
+            high = None  # Big Deal's "highest" is the count of boards (two digits)
+        low = note_numbering("dup", len(records), first_board)
     if high is not None and high - low + 1 != len(records):
         rd.deviation(f"the trailer says boards {low}-{high}, but the file holds "
                      f"{len(records)} boards; they are numbered {low}-{low + len(records) - 1}",

@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from dealer.board import Board, DealSet
+from dealer.board import MAX_BOARD, Board, DealSet
 from dealer.deal import Deal
 from dealer.errors import BoardwrightError
 from dealer.formats import Format
@@ -228,6 +228,9 @@ def _board(r: Reader, rec: list[tuple[str, str, int]], boards: list[Board],
         m = re.search(r"\d+", first["ah"][0])
         if m and int(m.group()) >= 1:
             number = int(m.group())
+    if number is not None and number > MAX_BOARD:
+        raise r.error(f"board number {number} is too large (at most {MAX_BOARD:,})",
+                      rec[0][2], field="ah" if "ah" in first else "qx")
     if number is None:
         number = boards[-1].number + 1 if boards else 1
         r.deviation(f"no board number (ah or qx); numbered {number} by its place",

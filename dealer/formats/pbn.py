@@ -43,7 +43,7 @@ import re
 import warnings
 from collections.abc import Iterator
 
-from dealer.board import Board, DealSet
+from dealer.board import MAX_BOARD, Board, DealSet
 from dealer.cards import Card
 from dealer.deal import Deal
 from dealer.errors import BoardwrightError, FormatError, FormatWarning
@@ -340,6 +340,10 @@ def _make_board(r: Reader, model: dict[str, tuple[str, int]], tags: dict[str, st
     if "Board" in model:
         value, pos = model["Board"]
         digits = value.strip()
+        if digits.isdigit() and len(digits) > len(str(MAX_BOARD)) or \
+                digits.isdigit() and int(digits) > MAX_BOARD:
+            raise r.error(f"board number {digits[:30]} is too large (at most {MAX_BOARD:,})",
+                          pos, field="Board")
         if digits.isdigit() and int(digits) >= 1:
             number = int(digits)
         elif digits not in ("", "?"):

@@ -1,0 +1,102 @@
+"""What every CLI verb does with files: read a set with clean warnings, check outputs first.
+
+* A reader's warnings and notes come out as ``boardwright: warning: ...`` lines,
+  never as Python's ``file.py:123: FormatWarning`` with a source path.
+* :func:`check_outputs` is called before any work that cannot be undone (a
+  secret drawn and recorded, a set dealt): a missing folder or a directory
+  given as an output file is one clear line, not a traceback after the fact.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from dealer import formats
+from dealer.board import DealSet
+from dealer.errors import BoardwrightError, FormatNote, FormatWarning
+
+
+@contextmanager
+def reported_warnings() -> Iterator[list[tuple[str, str]]]:
+    """Collect format warnings and notes as ``(kind, text)`` pairs, in order."""
+    out: list[tuple[str, str]] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FormatWarning)
+        warnings.simplefilter("always", FormatNote)
+        yield out
+    for w in caught:
+        if issubclass(w.category, FormatNote):
+            out.append(("note", str(w.message)))
+        elif issubclass(w.category, FormatWarning):
+            out.append(("warning", str(w.message)))
+        else:  # anything else still reaches the user, as one plain line
+            out.append(("warning", f"{w.category.__name__}: {w.message}"))
+
+
+def print_warnings(found: list[tuple[str, str]]) -> None:
+    for kind, text in found:
+        print(f"boardwright: {kind}: {text}", file=sys.stderr)
+
+
+def read_set(path: str, fmt: str | None = None, *, strict: bool = False,
+             first_board: int | None = None) -> DealSet:
+    """Read a deal file, printing its warnings as plain lines on stderr."""
+    with reported_warnings() as found:
+        ds = formats.read(path, format=fmt, strict=strict, first_board=first_board)
+    print_warnings(found)
+    return ds
+
+
+def check_output(path: str | Path | None, what: str = "file") -> None:
+    """Refuse an output path that cannot be written, before anything is done."""
+    if path is None:
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise BoardwrightError(f"{p}: cannot write the {what}: that is a folder; "
+                               "give a file name")
+    parent = p.parent
+    if not parent.exists():
+        raise BoardwrightError(f"{p}: cannot write the {what}: the folder {parent} "
+                               "does not exist")
+    if not parent.is_dir():
+        raise BoardwrightError(f"{p}: cannot write the {what}: {parent} is not a folder")
+
+
+def check_outputs(*paths: tuple[str | Path | None, str]) -> None:
+    for path, what in paths:
+        check_output(path, what)
+
+
+def write_text(path: str | Path, text: str) -> None:
+    """Write a text file; an OS failure is one clear line."""
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise BoardwrightError(f"{path}: cannot write the file: {exc.strerror}") from None
+
+
+def positive_int(value: str) -> int:
+    """An argparse type for counts such as ``--boards-per-round``: a whole number of 1 or more."""
+    import argparse
+
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {number}")
+    return number
+
+
+def first_board_arg(value: str) -> int:
+    """``--first-board``: a board number of 1 or more."""
+    if not value.isdigit() or int(value) < 1 or len(value) > 6:
+        import argparse
+
+        raise argparse.ArgumentTypeError(f"{value!r} is not a board number (1-999999)")
+    return int(value)
