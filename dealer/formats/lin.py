@@ -535,7 +535,9 @@ def dumps(dealset: DealSet) -> bytes:
         play, count = _lin_play(board)
         parts.extend(play)
         result = board.tags.get("Result", "").strip()
-        if count < 52 and result.isdigit() and (count or "Play" in board.tags):
+        # A result with no cards played is a claim from the start (mc with no pc), as BBO
+        # writes a board settled before the lead: dropping it would lose the result.
+        if count < 52 and result.isdigit():
             parts.append(f"mc|{result}|")
         lines.append("".join(parts))
     return "".join(line + "\n" for line in lines).encode("utf-8")

@@ -39,6 +39,7 @@ vulnerability, with one warning per file.
 
 from __future__ import annotations
 
+import codecs
 import re
 import warnings
 from collections.abc import Iterator
@@ -88,7 +89,7 @@ _DEFAULT_DIRECTIVES = "% PBN 2.1\n% EXPORT"
 #   text:     section text, several lines at once while no line starts a tag/comment
 #   other:    a lone [ { or " that starts nothing valid (an error)
 _TOKEN = re.compile(
-    r'\[[ \t]*([A-Za-z0-9_]+)[ \t]*"((?:[^"\\\n]|\\.)*)"[ \t]*\]'
+    r'\[\s*([A-Za-z0-9_]+)\s*"((?:[^"\\\n]|\\.)*)"\s*\]'
     r'|\{[^}]*\}'
     r'|;[^\n]*'
     r'|\n(?:[ \t\r]*\n)*[ \t\r]*'
@@ -154,8 +155,39 @@ class Reader:
         warnings.warn(str(err), FormatWarning, stacklevel=4)
 
 
+_CHARSET = re.compile(rb"(?im)^%[^\n]*\bcharset\s*=\s*\"?([A-Za-z0-9_.:-]+)")
+
+
+def declared_charset(data: bytes) -> str | None:
+    """The codec named by a ``%Content-type: ...; charset=X`` line (Bridge Composer's), if any.
+
+    >>> declared_charset(b"% PBN 2.1\\n%Content-type: text/plain; charset=ISO-8859-1\\n")
+    'iso8859-1'
+    """
+    m = _CHARSET.search(data[:2048])
+    if not m:
+        return None
+    try:
+        return codecs.lookup(m.group(1).decode("ascii")).name
+    except LookupError:
+        return None
+
+
 def decode(data: bytes, source: str, strict: bool) -> str:
-    """UTF-8 text (BOM dropped, CRLF made LF); latin-1 with a warning if not UTF-8."""
+    """UTF-8 text (BOM dropped, CRLF made LF); latin-1 with a warning if not UTF-8.
+
+    A ``charset=`` directive other than UTF-8 is honoured (Bridge Composer writes
+    ``%Content-type: text/plain; charset=ISO-8859-1``).
+    """
+    charset = declared_charset(data)
+    if charset is not None and charset != "utf-8":
+        try:
+            text = data.decode(charset)
+        except UnicodeDecodeError as exc:
+            raise FormatError(f"byte 0x{data[exc.start]:02x} at offset {exc.start} is not "
+                              f"valid {charset}, which the file's charset line declares",
+                              path=source, line=data.count(b"\n", 0, exc.start) + 1) from None
+        return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -213,7 +245,12 @@ def _parse(r: Reader) -> DealSet:
             if last is not None:
                 last[4] = m.end()
         elif c == "%" and (start == 0 or text[start - 1] == "\n"):
-            directives.append(m.group())
+            if last is not None:
+                # An escape line inside a game stays where it is, in the raw text after
+                # the tag before it, so a write puts it back in that game.
+                last[4] = m.end()
+            else:
+                directives.append(m.group())
         else:
             if c == "{":
                 raise r.error("unterminated comment: '{' has no closing '}'", start,
@@ -495,9 +532,14 @@ def _copies_directive(directives: list[str]) -> str | None:
     return found
 
 
+_CHARSET_TEXT = re.compile(r"(?i)charset\s*=\s*\"?[A-Za-z0-9_.:-]+\"?")
+
+
 def _directives(dealset: DealSet) -> str:
     """The directive lines to write: the set's own, with its copies directive kept current."""
-    lines = [line for line in dealset.meta.get("%", _DEFAULT_DIRECTIVES).split("\n")
+    # The writer writes UTF-8, so a charset line read from the file is made to say so.
+    lines = [_CHARSET_TEXT.sub("charset=UTF-8", line)
+             for line in dealset.meta.get("%", _DEFAULT_DIRECTIVES).split("\n")
              if line and not _COPIES.match(line.strip())]
     copies = dealset.meta.get("Copies")
     if copies is not None:
