@@ -118,17 +118,20 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    detected = None
-    if args.from_format is None:
-        try:
-            data = formats.as_utf8(Path(args.file).read_bytes(), source=args.file)
-            detected = formats.detect(data, source=args.file).name
-        except (OSError, BoardwrightError):
-            pass  # formats.read below reports the same problem with the full message
+    try:
+        data = formats.as_utf8(Path(args.file).read_bytes(), source=args.file)
+    except OSError as exc:
+        raise BoardwrightError(f"{args.file}: cannot open the file: {exc.strerror}") from None
+    detected = args.from_format or formats.detect(data, source=args.file).name
+    reading = Progress(f"reading {args.file}", 1, after=0.0)
+    reading.update(0)  # on a terminal only: says what the wait is for
     with reported_warnings() as found:
-        ds = formats.read(args.file, format=args.from_format, strict=args.strict,
-                          first_board=args.first_board)
-    fmt = args.from_format or detected or "?"
+        # The bytes are read once: detection and reading share them.
+        ds = formats.loads(data, format=detected, source=args.file, strict=args.strict,
+                           first_board=args.first_board)
+    reading.update(1)
+    reading.close()
+    fmt = detected
     warned = [text for kind, text in found if kind == "warning"]
     notes = [text for kind, text in found if kind == "note"]
     if not ds.boards:
@@ -138,7 +141,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     incomplete: list[int] = []
     odd: list[int] = []
     seen: Counter[int] = Counter()
-    bar = Progress("checking", len(ds))
+    bar = Progress("checking", len(ds), after=0.0)
     for i, b in enumerate(ds):
         if b.deal is None or not b.deal.is_complete:
             incomplete.append(b.number)
