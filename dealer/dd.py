@@ -91,9 +91,12 @@ class ParContract:
         return f"{self.level}{strain}{'*' if self.doubled else ''}-{self.declarers}{res}"
 
     def text(self) -> str:
-        """For people: ``EW 4♠x-1``, ``NS 3NT=``."""
-        res = f"{self.result:+d}" if self.result else "="
-        return f"{self.declarers} {self.level}{self.strain.symbol}{'x' if self.doubled else ''}{res}"
+        """For people, the contract at the level of the tricks it takes: ``3♥ by NS``,
+        ``4♠x by EW, down 1`` (DDS's ``1H-NS+2`` is the same score as 3♥ made)."""
+        level = self.level + max(self.result, 0)
+        down = f", down {-self.result}" if self.result < 0 else ""
+        return (f"{level}{'NT' if self.strain is Strain.NOTRUMP else self.strain.symbol}"
+                f"{'x' if self.doubled else ''} by {self.declarers}{down}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,10 +110,15 @@ class Par:
         return " ".join(c.dds_text() for c in self.contracts) or "pass"
 
     def text(self) -> str:
-        """``NS +420: NS 4♠=``, as a hand record prints it."""
+        """``Par: 4♠ by NS, NS +420``, as a hand record prints it: contract, then score."""
         if not self.contracts:
-            return "Par 0: passed out"
-        return f"Par NS {self.score:+d}: " + ", ".join(c.text() for c in self.contracts)
+            return "Par: passed out, 0"
+        return f"Par: {self.contract_text()}, NS {self.score:+d}"
+
+    def contract_text(self) -> str:
+        """The par contracts alone: ``3♥ by NS or 3♠ by NS``; ``passed out`` if none."""
+        texts = list(dict.fromkeys(c.text() for c in self.contracts))
+        return " or ".join(texts) or "passed out"
 
     def optimum_score(self) -> str:
         """PBN ``OptimumScore``: ``"NS 420"`` or ``"NS -110"``."""

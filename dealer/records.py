@@ -33,8 +33,17 @@ Analysis = Mapping[int, tuple[object, object]]  # board number -> (DDTable, Par)
 _FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu",
               "/usr/local/share/fonts", "/Library/Fonts")
 FONT, FONT_BOLD = "BW-Sans", "BW-Sans-Bold"
+#: The fallback for text DejaVu Sans cannot show (Chinese, Japanese, Korean names):
+#: WenQuanYi Zen Hei, Debian's fonts-wqy-zenhei, whose TrueType outlines reportlab can
+#: embed (Noto CJK's are CFF, which it cannot) and which covers Han, kana and Hangul.
+FONT_CJK = "BW-CJK"
+_CJK_FILES = ("/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
+              "/usr/share/fonts/truetype/wqy-zenhei/wqy-zenhei.ttc")
+_cjk_tried = False
 RED = (0.80, 0.0, 0.0)
-_VUL_TEXT = {"None": "None", "NS": "N-S", "EW": "E-W", "All": "Both"}
+# "All", as the diagrams, curtain cards and PBN say it (not "Both").
+_VUL_TEXT = {"None": "None", "NS": "N-S", "EW": "E-W", "All": "All"}
+GRID_CAPTION = "Makeable contracts (double dummy)"
 _GRID_STRAINS = (Strain.NOTRUMP, Strain.SPADES, Strain.HEARTS, Strain.DIAMONDS, Strain.CLUBS)
 _GRID_SEATS = (Seat.NORTH, Seat.SOUTH, Seat.EAST, Seat.WEST)
 HAND_SIZE = 10.5
@@ -59,6 +68,77 @@ def register_fonts() -> None:
             return
     raise BoardwrightError("no font with suit symbols found: install Debian's fonts-dejavu-core "
                            "or set BOARDWRIGHT_FONT to a DejaVuSans.ttf")
+
+
+def _runs(text: str, font: str) -> list[tuple[str, str]]:
+    """``text`` cut into runs of one font each: ``font`` where it has the glyph, else the
+    CJK fallback (reportlab draws a missing glyph as an empty box and has no fallback)."""
+    from reportlab.pdfbase import pdfmetrics
+
+    if text.isascii():
+        return [(text, font)]
+    has = pdfmetrics.getFont(font).face.charToGlyph
+    if all(ch.isspace() or ord(ch) in has for ch in text) or not _cjk_font():
+        return [(text, font)]
+    runs: list[tuple[str, str]] = []
+    for ch in text:
+        face = font if ch.isspace() or ord(ch) in has else FONT_CJK
+        if runs and runs[-1][1] == face:
+            runs[-1] = (runs[-1][0] + ch, face)
+        else:
+            runs.append((ch, face))
+    return runs
+
+
+def _cjk_font() -> bool:
+    """Register the CJK fallback the first time a text needs it (the file is 17 MB)."""
+    global _cjk_tried
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    if FONT_CJK in pdfmetrics.getRegisteredFontNames():
+        return True
+    if _cjk_tried:
+        return False
+    _cjk_tried = True
+    for path in (os.environ.get("BOARDWRIGHT_CJK_FONT", ""), *_CJK_FILES):
+        if path and Path(path).is_file():
+            pdfmetrics.registerFont(TTFont(FONT_CJK, path, subfontIndex=0))
+            return True
+    return False
+
+
+def font_for(text: str, font: str = FONT) -> str:
+    """The font the first character of ``text`` that ``font`` cannot show needs, else ``font``."""
+    return next((face for _, face in _runs(text, font) if face != font), font)
+
+
+def text_width(text: str, size: float, font: str = FONT) -> float:
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    return sum(stringWidth(run, face, size) for run, face in _runs(text, font))
+
+
+def draw_fit(c: object, x: float, y: float, text: str, size: float, max_width: float, *,
+             font: str = FONT, align: str = "left", least: float = 4.0) -> float:
+    """Draw ``text`` at ``size`` in ``font``, with the CJK fallback for what ``font`` lacks,
+    smaller if it would be wider than ``max_width``: a long title is shrunk, never cut.
+    Returns the size used."""
+    width = text_width(text, size, font)
+    if width > max_width > 0:
+        size = max(least, size * max_width / width)
+        width = text_width(text, size, font)
+    if align == "right":
+        x -= width
+    elif align == "centre":
+        x -= width / 2
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    for run, face in _runs(text, font):
+        c.setFont(face, size)  # type: ignore[attr-defined]
+        c.drawString(x, y, run)  # type: ignore[attr-defined]
+        x += stringWidth(run, face, size)
+    return size
 
 
 def holding_text(hand: Hand, suit: Suit) -> str:
@@ -125,19 +205,27 @@ def draw_header(c: object, width: float, height: float, margin: float, club: str
     >>> draw_header(c, 595, 842, 28.0, "Club", "Tuesday pairs", "2026.11.24", 1)
     """
     c.setFillColorRGB(0, 0, 0)  # type: ignore[attr-defined]
-    c.setFont(FONT_BOLD, 15)  # type: ignore[attr-defined]
-    c.drawString(margin, height - margin - 14, club or "Hand records")  # type: ignore[attr-defined]
-    c.setFont(FONT, 10.5)  # type: ignore[attr-defined]
+    room = width - 2 * margin - 50  # "page N" sits at the right
+    draw_fit(c, margin, height - margin - 14, club or "Hand records", 15, room, font=FONT_BOLD)
     sub = "   ".join(x for x in (event, date) if x)
-    c.drawString(margin, height - margin - 31, sub)  # type: ignore[attr-defined]
+    draw_fit(c, margin, height - margin - 31, sub, 10.5, room)
     c.setFont(FONT, 8)  # type: ignore[attr-defined]
     c.drawRightString(width - margin, height - margin - 14, f"page {page}")  # type: ignore[attr-defined]
 
 
+def hand_size(hand: Hand, room: float, size: float = HAND_SIZE) -> float:
+    """The font size at which ``hand``'s longest suit line fits in ``room`` points."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    need = max(stringWidth(holding_text(hand, s), FONT, size) for s in SUITS_DESCENDING)
+    need += size * 1.05  # the suit symbol and its gap
+    return size if need <= room else size * room / need
+
+
 def _hand(c: object, hand: Hand, x: float, y: float, size: float = 0.0) -> None:
-    """Four suit lines from baseline ``y`` downwards."""
+    """Four suit lines from baseline ``y`` downwards (line spacing of the normal size)."""
     size = size or HAND_SIZE
-    lead = size * 1.28
+    lead = max(size, HAND_SIZE) * 1.28  # a hand set smaller keeps the layout's line spacing
     for i, suit in enumerate(SUITS_DESCENDING):
         yy = y - i * lead
         if suit.is_red:
@@ -182,11 +270,16 @@ def draw_board(c: object, board: Board, x: float, top: float, w: float,
     box = 50.0
     cx = x + w / 2  # compass centre
     cy = top - 14 - 3 * lead - 16 - box / 2
-    # North above the compass, South below, West left and East right of it.
-    _hand(c, deal[Seat.NORTH], cx - box / 2, top - 14)
-    _hand(c, deal[Seat.SOUTH], cx - box / 2, cy - box / 2 - 14)
-    _hand(c, deal[Seat.WEST], x, cy + 1.5 * lead - 3)
-    _hand(c, deal[Seat.EAST], cx + box / 2 + 8, cy + 1.5 * lead - 3)
+    # North above the compass, South below, West left and East right of it; a long
+    # suit (9 cards and more) is set smaller rather than run into the box or the frame.
+    side = x + w - (cx - box / 2)
+    _hand(c, deal[Seat.NORTH], cx - box / 2, top - 14, hand_size(deal[Seat.NORTH], side))
+    _hand(c, deal[Seat.SOUTH], cx - box / 2, cy - box / 2 - 14, hand_size(deal[Seat.SOUTH], side))
+    west_room = cx - box / 2 - 4 - x
+    _hand(c, deal[Seat.WEST], x, cy + 1.5 * lead - 3, hand_size(deal[Seat.WEST], west_room))
+    east_x = cx + box / 2 + 8
+    _hand(c, deal[Seat.EAST], east_x, cy + 1.5 * lead - 3,
+          hand_size(deal[Seat.EAST], x + w - east_x))
     c.setStrokeColorRGB(0.2, 0.2, 0.2)  # type: ignore[attr-defined]
     c.setFillColorRGB(0.93, 0.93, 0.93)  # type: ignore[attr-defined]
     c.rect(cx - box / 2, cy - box / 2, box, box, stroke=1, fill=1)  # type: ignore[attr-defined]
@@ -203,12 +296,15 @@ def draw_board(c: object, board: Board, x: float, top: float, w: float,
         return
     table, par = result
     gy = cy - box / 2 - 14 - 4 * lead - 10
+    c.setFillColorRGB(0, 0, 0)  # type: ignore[attr-defined]
+    draw_fit(c, x, gy + 10, GRID_CAPTION, 7, w / 2, font=FONT_BOLD)
     _grid(c, table, x, gy)
     c.setFillColorRGB(0, 0, 0)  # type: ignore[attr-defined]
-    c.setFont(FONT, 8.5)  # type: ignore[attr-defined]
-    c.drawString(x + 130, gy - 24, par.text())  # type: ignore[attr-defined]
-    c.setFont(FONT, 6.5)  # type: ignore[attr-defined]
-    c.drawString(x + 130, gy - 35, "(double dummy)")  # type: ignore[attr-defined]
+    room = w - 130
+    draw_fit(c, x + 130, gy - 13, "Par (double dummy)", 7, room, font=FONT_BOLD)
+    lines = par.contract_text().split(" or ")[:3] + [f"NS {par.score:+d}"]  # type: ignore[attr-defined]
+    for i, line in enumerate(lines):
+        draw_fit(c, x + 130, gy - 25 - 11 * i, line, 8.5, room)
 
 
 def _grid(c: object, table: object, x: float, y: float) -> None:
@@ -273,7 +369,8 @@ def board_html(board: Board, result: tuple[object, object] | None = None) -> str
         cells = "".join(
             f'<th{" class=bw-red" if s.suit is not None and s.suit.is_red else ""}>{s.symbol}</th>'
             for s in _GRID_STRAINS)
-        rows = [f'<table class="bw-dd"><tr><th></th>{cells}</tr>']
+        rows = [f'<table class="bw-dd"><caption>{GRID_CAPTION}</caption>'
+                f'<tr><th></th>{cells}</tr>']
         for seat in _GRID_SEATS:
             levels = "".join(f"<td>{table.makeable(seat, s) or '–'}</td>"  # type: ignore[attr-defined]
                              for s in _GRID_STRAINS)

@@ -80,7 +80,7 @@ def test_hand_records_pdf_text(boards, tmp_path) -> None:
     for n in range(1, 9):
         assert f"Board {n}" in text
     assert "Dealer North" in text and "Dealer East" in text and "Vul None" in text
-    assert "Vul N-S" in text and "Vul Both" in text
+    assert "Vul N-S" in text and "Vul All" in text and "Vul Both" not in text
     for sym in "♠♥♦♣":
         assert sym in text
     b1 = ds.board(1).deal
@@ -92,8 +92,9 @@ def test_hand_records_pdf_text(boards, tmp_path) -> None:
     for seat in Seat:
         assert str(b1[seat].hcp) in page1
     # par and the makeable grid (board 1: EW make 2♠, par NS -110)
-    assert "Par NS -110: EW 2♠=" in text
-    assert "NT" in text and "double dummy" in text
+    # par as a contract and a score, not DDS's notation
+    assert "2♠ by EW" in text and "NS -110" in text and "EW 2♠=" not in text
+    assert "NT" in text and "Makeable contracts (double dummy)" in text
     assert _red_pixels(pdf, tmp_path) > 20
 
 
@@ -104,7 +105,7 @@ def test_hand_records_html_fragment(boards) -> None:
     assert html.count('class="bw-board"') == 8 and 'id="board-3"' in html
     assert '<span class="bw-red">♥</span>' in html
     assert "Club &lt;&amp;&gt;" in html
-    assert "Par NS -110: EW 2♠=" in html
+    assert "Par: 2♠ by EW, NS -110" in html and "<caption>Makeable contracts" in html
     assert html.count('class="bw-dd"') == 8
 
 
@@ -167,7 +168,7 @@ def test_cli_records_and_curtains(boards, tmp_path, monkeypatch, capsys) -> None
     assert main(["records", str(src), "-o", str(pdf), "--club", "CLI BC", "--html", str(html),
                  "--paper", "letter"]) == 0
     text = _text(pdf)
-    assert "CLI BC" in text and "Par NS -110: EW 2♠=" in text
+    assert "CLI BC" in text and "2♠ by EW" in text
     assert "bw-board" in html.read_text()
     assert main(["curtains", str(src), "-o", str(tmp_path / "c.pdf"),
                  "--sheets", str(tmp_path / "s.pdf")]) == 0
@@ -175,3 +176,81 @@ def test_cli_records_and_curtains(boards, tmp_path, monkeypatch, capsys) -> None
     capsys.readouterr()
     assert main(["records", str(tmp_path / "missing.pbn"), "-o", str(pdf)]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- issue 16, finding 9
+def _words(pdf: Path) -> list[tuple[float, float, float, float, str]]:
+    """Every word on page 1 with its box (points, top-left origin), from pdftotext -bbox."""
+    import re
+
+    out = subprocess.run(["pdftotext", "-bbox", "-f", "1", "-l", "1", str(pdf), "-"],
+                         capture_output=True, text=True, check=True).stdout
+    return [(float(a), float(b), float(c), float(d), html_unescape(w)) for a, b, c, d, w in
+            re.findall(r'xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<',
+                       out)]
+
+
+def html_unescape(text: str) -> str:
+    import html
+
+    return html.unescape(text)
+
+
+def test_long_suits_stay_inside_the_frame_and_clear_of_the_hcp_box(tmp_path) -> None:
+    # East and North hold nine spades, West seven hearts: the longest lines a board has.
+    d = Deal.from_pbn("N:AKQJT9876.2.32.2 5432.AKQ.A54.A43 .JT98765.KQJ.KQ5 .43.T9876.JT9876")
+    d2 = Deal.from_pbn("N:.43.T9876.JT9876 AKQJT9876.2.32.2 5432.AKQ.A54.A43 .JT98765.KQJ.KQ5")
+    pdf = tmp_path / "long.pdf"
+    records_pdf(DealSet([Board(1, d), Board(2, d2)]), pdf)
+    words = _words(pdf)
+    width = 595.28
+    margin, cell_w = 28.0, (width - 56) / 2
+    hcp = [w for w in words if w[4] == "HCP"]
+    assert len(hcp) == 2
+    for x0, _, x1, _, text in words:
+        if text in ("page", "1", "Hand", "records"):
+            continue
+        # inside one of the two columns' frames (3 pt inside each cell)
+        assert (margin + 3 <= x0 and x1 <= margin + cell_w - 3) or \
+            (margin + cell_w + 3 <= x0 and x1 <= width - margin - 3), text
+    for hx0, hy0, hx1, hy1, _ in hcp:
+        box = (hx0 + (hx1 - hx0) / 2 - 25, hx0 + (hx1 - hx0) / 2 + 25)  # the 50-pt compass
+        for x0, y0, x1, y1, text in words:
+            if abs((y0 + y1) / 2 - (hy0 + hy1) / 2) < 20 and text not in ("HCP",) \
+                    and not text.isdigit():
+                assert x1 <= box[0] + 1 or x0 >= box[1] - 1, (text, x0, x1, box)
+
+
+def test_a_long_title_is_shrunk_not_cut(tmp_path) -> None:
+    title = "The Very Long Name of a Bridge Club That Goes On and On " * 2 + "END"
+    pdf = tmp_path / "t.pdf"
+    records_pdf(DealSet([Board(1, Deal.from_pbn(
+        "N:AKQJ.T98.765.432 T987.765.432.AKQ 654.432.AKQJ.JT9 32.AKQJ.T98.8765"))]), pdf,
+        club=title, event="Tuesday " * 12 + "FIN")
+    words = _words(pdf)
+    assert any(w[4] == "END" and w[2] <= 595.28 - 28 for w in words)
+    assert any(w[4] == "FIN" and w[2] <= 595.28 - 28 for w in words)
+
+
+def test_cjk_names_are_drawn_with_the_fallback_font(tmp_path) -> None:
+    pdf = tmp_path / "cjk.pdf"
+    records_pdf(DealSet([Board(1, Deal.from_pbn(
+        "N:AKQJ.T98.765.432 T987.765.432.AKQ 654.432.AKQJ.JT9 32.AKQJ.T98.8765"))]), pdf,
+        club="上海桥牌俱乐部 Club", event="東京 한국어 ひらがな")
+    text = _text(pdf)
+    for word in ("上海桥牌俱乐部", "Club", "東京", "한국어", "ひらがな"):
+        assert word in text, word
+    fonts = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True,
+                           check=True).stdout
+    assert "WenQuanYi" in fonts or "wqy" in fonts.lower()
+
+
+def test_reader_warnings_are_plain_lines(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("BOARDWRIGHT_INSTANCE", str(tmp_path / "inst"))
+    src = tmp_path / "odd.pbn"
+    src.write_text('[Board "1"]\n[Frobnicate "x"]\n'
+                   '[Deal "N:AKQJ.T98.765.432 T987.765.432.AKQ 654.432.AKQJ.JT9 32.AKQJ.T98.8765"]\n')
+    assert main(["curtains", str(src), "-o", str(tmp_path / "c.pdf")]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("boardwright: warning: ") and "unknown tag 'Frobnicate'" in err
+    assert ".py:" not in err and "FormatWarning" not in err
