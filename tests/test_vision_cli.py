@@ -21,7 +21,7 @@ def _json_lines(text: str) -> list[dict]:
 def test_learn_then_read_by_index_prints_one_json_object_per_frame(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     design = tmp_path / "std.npz"
-    assert main(["vision", "learn", "std", "--source", "synthetic:design=standard,seed=4",
+    assert main(["vision", "learn", "std", "--source", "synthetic:design=standard,cards=sorted+check,seed=4",
                  "-o", str(design)]) == 0
     capsys.readouterr()
     assert main(["vision", "read", "synthetic:cards=SA+TD+back,seed=9", "--design", str(design),

@@ -101,5 +101,5 @@ def test_broken_design_file_and_short_pass_are_clear_errors(tmp_path: Path) -> N
     with pytest.raises(LearnError, match="has 10 frames"):
         learn("short", frames)
     frames = [("f0", render_card_frame(None, seed=0))]
-    with pytest.raises(LearnError, match="frame f0 \\(expected C2\\): no card found"):
+    with pytest.raises(LearnError, match="frame f0 \\(card 1 of the pass\\): no card found"):
         learn("empty", frames)

@@ -38,15 +38,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--backend", choices=("zxing", "zbar"), default="zxing")
     r.add_argument("--deck", type=int, help="accept only cards of this deck id (barcodes)")
     r.add_argument("--boards", action="store_true", help="read board-number stickers, not cards")
-    r.add_argument("--limit", type=int, help="stop after this many frames (cameras)")
+    r.add_argument("--limit", type=int, help="stop after this many frames (any source)")
     r.add_argument("--json", action="store_true", help="one JSON object per line")
     r.set_defaults(func=_read)
 
-    learn = vs.add_parser("learn", help="learn a deck design from one pass of a sorted deck")
+    learn = vs.add_parser("learn", help="learn a deck design from one pass of a sorted deck",
+                          description="Show the 52 cards sorted suit by suit (any suit order; ranks "
+                          "A..2, 2..A, A 2..K or K..2 A, the same in every suit), then the jokers, "
+                          "then the back (--back), then the three check cards "
+                          + " ".join(c.symbol for c in _check_cards()) + ". The order is inferred "
+                          "from the cards and stated; a pass whose order cannot be established is "
+                          "refused, and nothing is saved unless the three check cards read right.")
     learn.add_argument("name", help="design name, stored in the instance folder")
     learn.add_argument("--source", required=True,
-                       help="frames of the 52 cards in order ♣2..♣A ♦ ♥ ♠ (then jokers)")
+                       help="frames: 52 sorted cards, jokers, back, then "
+                       + " ".join(c.symbol for c in _check_cards()))
     learn.add_argument("--jokers", type=int, default=0, help="joker frames after the 52")
+    learn.add_argument("--back", action="store_true", help="one frame of the card back after the jokers")
+    learn.add_argument("--replace", action="store_true", help="overwrite a design of that name")
+    learn.add_argument("--patience", type=int, default=None,
+                       help="frames to wait for each check card (default 1 for files, 300 for cameras)")
     learn.add_argument("-o", "--output", help="store here instead of the instance folder")
     learn.set_defaults(func=_learn)
 
@@ -84,6 +95,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     rd.set_defaults(func=_render)
 
 
+def _check_cards():
+    from vision.learn import CHECK_CARDS
+
+    return CHECK_CARDS
+
+
 def _reader(args: argparse.Namespace):
     if args.barcode:
         from vision.barcode import BarcodeReader
@@ -97,12 +114,14 @@ def _reader(args: argparse.Namespace):
 
 
 def _read(args: argparse.Namespace) -> int:
-    from vision.sources import open_source
+    from vision.sources import IMAGE_SUFFIXES, open_source
 
     reader = _reader(args)
     source = open_source(args.source, limit=args.limit)
     counts = {"read": 0, "rejected": 0, "errors": 0}
     for name, frame in source:
+        if args.limit is not None and sum(counts.values()) >= args.limit:
+            break
         if frame is None:
             out = {"frame": name, "error": "the image could not be decoded"}
             counts["errors"] += 1
@@ -118,6 +137,9 @@ def _read(args: argparse.Namespace) -> int:
             print(f"{name}: REJECT {out['reject']}: {out.get('detail', '')}")
         else:
             print(f"{name}: {out.get('card', out.get('board'))}")
+    if sum(counts.values()) == 0:
+        raise BoardwrightError(f"{args.source}: no frames to read (an empty folder, or no image "
+                               f"files in it: {', '.join(sorted(IMAGE_SUFFIXES))})")
     if not args.json:
         print(f"{counts['read']} read, {counts['rejected']} rejected, {counts['errors']} unreadable",
               file=sys.stderr)
@@ -125,12 +147,24 @@ def _read(args: argparse.Namespace) -> int:
 
 
 def _learn(args: argparse.Namespace) -> int:
-    from vision.learn import design_path, learn
-    from vision.sources import open_source
+    from vision.learn import CHECK_CARDS, check_cards, design_path, learn
+    from vision.sources import CaptureSource, open_source
 
-    design = learn(args.name, open_source(args.source), jokers=args.jokers, source=args.source)
-    path = design.save(Path(args.output) if args.output else design_path(args.name))
-    print(f"learned design {args.name!r} from {52 + args.jokers} frames -> {path}")
+    path = Path(args.output) if args.output else design_path(args.name)
+    if path.exists() and not args.replace:
+        raise BoardwrightError(f"design {args.name!r} already exists at {path}; "
+                               "give --replace to learn it again over the old one")
+    source = open_source(args.source)
+    frames = iter(source)
+    design = learn(args.name, frames, jokers=args.jokers, back=args.back, source=args.source)
+    print(f"inferred order: {design.order}")
+    patience = args.patience or (300 if isinstance(source, CaptureSource) else 1)
+    print("now show the check cards: " + " ".join(c.symbol for c in CHECK_CARDS), file=sys.stderr)
+    for line in check_cards(design, frames, CHECK_CARDS, patience=patience):
+        print(line)
+    design.save(path)
+    extra = (f", {args.jokers} joker(s)" if args.jokers else "") + (", the back" if args.back else "")
+    print(f"learned design {args.name!r} from 52 cards{extra} -> {path}")
     return 0
 
 

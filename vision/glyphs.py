@@ -124,3 +124,30 @@ def _redness(roi: np.ndarray, ink: np.ndarray, clean: np.ndarray, paper: float) 
     b, g, r = px[:, 0], px[:, 1], px[:, 2]
     dark = float(np.mean(ink[clean])) - paper
     return float(np.mean(r - (g + b) / 2)) / max(dark, 1.0)
+
+
+def pip_count(face: np.ndarray) -> int:
+    """How many pips the middle of an upright face shows (0 when there is no clear pattern).
+
+    Number cards carry as many pips as their rank and an ace one, in every
+    design; learning uses the count as evidence of the order of the pass
+    (see :mod:`vision.learn`). Court pictures give some other count, which
+    learning never relies on. Shapes in the corner index columns are left out.
+    """
+    h, w = face.shape[:2]
+    y0, y1, x0, x1 = int(h * 0.06), int(h * 0.94), int(w * 0.10), int(w * 0.90)
+    ink = 255 - face[y0:y1, x0:x1].min(axis=2)
+    if float(ink.max()) - float(np.percentile(ink, 5)) < 40:
+        return 0
+    _, mask = cv2.threshold(ink, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    n, _, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n <= 1:
+        return 0
+    area = stats[1:, cv2.CC_STAT_AREA]
+    cx = (cents[1:, 0] + x0) / w
+    cy = (cents[1:, 1] + y0) / h
+    in_index = ((cx < 0.22) | (cx > 0.78)) & ((cy < 0.30) | (cy > 0.70))
+    big = (area >= 60) & ~in_index
+    if not big.any():
+        return 0
+    return int(np.count_nonzero(big & (area >= 0.35 * area[big].max())))

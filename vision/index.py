@@ -28,7 +28,7 @@ import numpy as np
 from dealer.cards import Card, Rank, Suit
 from vision.decision import Outcome, Read, Reason, Reject
 from vision.glyphs import Glyphs, corner_glyphs
-from vision.learn import LearnedDesign
+from vision.learn import LearnedDesign, is_back
 from vision.locate import locate
 
 
@@ -47,7 +47,7 @@ class Thresholds:
     colour_margin: float = 0.25  # redness this far (of the red/black gap) from the split
     blur_ratio: float = 0.45  # sharpness below this fraction of the learned frames = blurred
     joker_min: float = 0.80
-    paper_min: float = 0.45  # share of light pixels in the middle of a face-up card
+    paper_min: float = 0.45  # without a learned back: both corners unread and less paper = face down
 
 
 @dataclass(frozen=True)
@@ -73,15 +73,30 @@ class IndexReader:
         if isinstance(found, Reject):
             return found
         face = found.face
-        if face_is_down(face, self.t.paper_min):
-            return Reject(Reason.FACE_DOWN, "the middle of the card is patterned, not paper")
+        # Face up or down is decided from evidence: the learned back, or the
+        # corner indices. Never from how much paper the middle shows: real
+        # court pictures leave little of it (issue 15).
+        if is_back(self.design, face):
+            return Reject(Reason.FACE_DOWN, "the card shows the back learned with the design")
         reads: list[CornerRead] = []
+        fails: list[tuple[str, Reject]] = []
+        no_index = 0  # corners where not even an index shape was found
         for corner, turned in (("top-left", False), ("bottom-right", True)):
             g = corner_glyphs(face, turned=turned)
+            no_index += isinstance(g, Reject)
             r = g if isinstance(g, Reject) else self._corner(g)
             if isinstance(r, Reject):
-                return Reject(r.reason, f"{corner} index: {r.detail}")
-            reads.append(r)
+                fails.append((corner, r))
+                if self.design.back_template is not None:
+                    break  # the back is ruled out: the first failing corner says why
+            else:
+                reads.append(r)
+        if fails:
+            if no_index == 2 and face_is_down(face, self.t.paper_min):
+                return Reject(Reason.FACE_DOWN, "no index in either corner and a patterned middle "
+                              "(learn the design with --back to recognise the back itself)")
+            corner, r = fails[0]
+            return Reject(r.reason, f"{corner} index: {r.detail}")
         a, b = reads
         if a.card != b.card:
             return Reject(Reason.DISAGREE, f"top-left reads {a.card}, bottom-right reads {b.card}")
@@ -144,7 +159,11 @@ class IndexReader:
 
 
 def face_is_down(face: np.ndarray, paper_min: float = Thresholds.paper_min) -> bool:
-    """True when an upright face shows a patterned back rather than a face."""
+    """True when the middle of an upright face is mostly not paper (a patterned back).
+
+    Only a tie-breaker for a face whose indices could not be read: a pictured
+    court card also shows little paper, so this alone never rejects a card.
+    """
     return _paper_share(face) < paper_min
 
 

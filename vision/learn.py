@@ -1,12 +1,33 @@
 """Learn a deck design from one pass of a sorted deck past the camera.
 
-Feed the 52 cards in index order (♣2 … ♣A, ♦2 … ♦A, ♥2 … ♥A, ♠2 … ♠A),
-optionally followed by the jokers. For each frame the card is found, warped
-and both corner indices are cut out; a rank template is the mean of the 8
-glyphs of that rank, a suit template the mean of its 26. The design also keeps
-how big and where the glyphs were, the red/black split of ink colour and how
-sharp the learning frames were, so a frame from a deck that was never learned
-fails these fit checks instead of matching the nearest template.
+Feed the 52 cards sorted the way a person sorts them: the four suits one
+after another, 13 cards each, in any suit order (bridge order ♠♥♦♣, or
+boardwright's ♣♦♥♠, ...), every suit with its ranks in the same order: A..2,
+2..A, A 2..K or K..2 A. Then the jokers, then (optionally) one frame of the
+back. Nothing in the pass is labelled, so the order is *inferred from the
+cards themselves* and stated (:attr:`LearnedDesign.order`):
+
+- the runs of 13: every card's suit glyph matches the rest of its run;
+- the colours: two runs in red ink, two in black;
+- which red run is ♥ and which ♦ (and ♠/♣): the suit glyph against generic
+  suit shapes;
+- the places within a run: each card's rank glyph matches the same place in
+  the other three runs (so one card out of place is caught);
+- the rank order: the pips in the middle count the number cards (an ace has
+  one), and the "10", the only two-character index, sits where that order
+  puts it.
+
+A pass whose order cannot be established this way is refused with a message
+naming the frame or the place; it is never learned under a guessed order.
+The caller then checks three named cards (:data:`CHECK_CARDS`) before saving
+(see :func:`check_cards` and ``boardwright vision learn``).
+
+For each card the two corner indices are cut out; a rank template is the
+mean of the 8 glyphs of that rank, a suit template the mean of its 26. The
+design also keeps how big and where the glyphs were, the red/black split of
+ink colour, how sharp the learning frames were and, when shown, the back, so
+a frame from a deck that was never learned fails these fit checks instead of
+matching the nearest template.
 
 >>> from vision.render import render_card_frame
 >>> from dealer.cards import Card
@@ -14,22 +35,30 @@ fails these fit checks instead of matching the nearest template.
 >>> d = learn("standard", frames)
 >>> d.rank_templates.shape, d.suit_templates.shape
 ((13, 768), (4, 1024))
+>>> d.order
+'suits ♣ ♦ ♥ ♠, ranks 2..A (boardwright order)'
+>>> d = learn("bridge", [(f"{c}", render_card_frame(c, seed=int(c))) for c in bridge_order()])
+>>> d.order
+'suits ♠ ♥ ♦ ♣, ranks A..2 (bridge order)'
+
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
-from dealer.cards import Card
+from dealer.cards import Card, Rank, Suit
 from dealer.errors import BoardwrightError
 from vision.decision import Reject
-from vision.glyphs import Glyphs, corner_glyphs
+from vision.glyphs import SUIT_SIZE, Glyphs, _norm, corner_glyphs, pip_count
 from vision.locate import locate
 
 FORMAT_VERSION = 1
@@ -55,6 +84,8 @@ class LearnedDesign:
     sharpness: float  # median sharpness of the learning frames
     joker_template: np.ndarray | None = None
     source: str = ""
+    order: str = ""  # the order the learning pass was found in, as stated to the operator
+    back_template: np.ndarray | None = None  # (BACK_SIZE) unit vector of the card back
 
     # ----------------------------------------------------------------- storage
     def save(self, path: str | Path) -> Path:
@@ -62,12 +93,14 @@ class LearnedDesign:
         path.parent.mkdir(parents=True, exist_ok=True)
         meta = {"format": FORMAT_VERSION, "name": self.name, "source": self.source,
                 "suit_height": self.suit_height, "red_split": self.red_split,
-                "red_gap": self.red_gap, "sharpness": self.sharpness}
+                "red_gap": self.red_gap, "sharpness": self.sharpness, "order": self.order}
         arrays = {"rank_templates": self.rank_templates, "suit_templates": self.suit_templates,
                   "rank_height": self.rank_height, "rank_aspect": self.rank_aspect,
                   "suit_aspect": self.suit_aspect}
         if self.joker_template is not None:
             arrays["joker_template"] = self.joker_template
+        if self.back_template is not None:
+            arrays["back_template"] = self.back_template
         with open(path, "wb") as fh:
             np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
         return path
@@ -88,6 +121,7 @@ class LearnedDesign:
         return cls(name=meta["name"], source=meta.get("source", ""),
                    suit_height=meta["suit_height"], red_split=meta["red_split"],
                    red_gap=meta["red_gap"], sharpness=meta["sharpness"],
+                   order=meta.get("order", ""), back_template=arrays.pop("back_template", None),
                    joker_template=arrays.pop("joker_template", None), **arrays)
 
 
@@ -104,49 +138,132 @@ def design_path(name_or_path: str) -> Path:
     return instance_dir() / "vision" / "designs" / f"{name_or_path}.npz"
 
 
+BACK_SIZE = (24, 32)  # (w, h) of the back's small picture
+#: Shown after the pass, before the design is saved: three courts in three suits,
+#: so a swap of two suits of one colour, or of two court ranks, cannot pass.
+CHECK_CARDS: tuple[Card, ...] = (Card.parse("SJ"), Card.parse("HQ"), Card.parse("DK"))
+
+# The rank orders a person sorts a suit in, by name: the rank at each of the 13 places.
+_ACE = int(Rank.ACE)
+RANK_ORDERS: dict[str, tuple[int, ...]] = {
+    "2..A": tuple(range(2, 15)),
+    "A..2": tuple(range(14, 1, -1)),
+    "A 2..K": (_ACE, *range(2, 14)),
+    "K..2 A": (*range(13, 1, -1), _ACE),
+}
+
+
+def bridge_order() -> list[Card]:
+    """The 52 cards as bridge players sort them: ♠A..♠2, ♥A..♥2, ♦, ♣."""
+    return [Card(s, Rank(r)) for s in (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
+            for r in RANK_ORDERS["A..2"]]
+
+
 def _unit(v: np.ndarray) -> np.ndarray:
     v = v - v.mean(axis=-1, keepdims=True)
     return v / np.linalg.norm(v, axis=-1, keepdims=True)
 
 
+def back_signature(face: np.ndarray) -> np.ndarray:
+    """A small, light-independent picture of a face, either end first (see :func:`is_back`)."""
+    g = cv2.resize(cv2.cvtColor(face, cv2.COLOR_BGR2GRAY), BACK_SIZE,
+                   interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
+    g -= g.mean()
+    return g / (float(np.linalg.norm(g)) + 1e-6)
+
+
+def is_back(design: LearnedDesign, face: np.ndarray, min_corr: float = 0.75) -> bool:
+    """True when ``face`` is the design's learned back (either end first)."""
+    if design.back_template is None:
+        return False
+    sig = back_signature(face)
+    turned = sig.reshape(BACK_SIZE[1], BACK_SIZE[0])[::-1, ::-1].ravel()
+    return max(float(design.back_template @ sig), float(design.back_template @ turned)) >= min_corr
+
+
+def _generic_suits() -> np.ndarray:
+    """(2 styles, 4 suits, 32*32): plain suit shapes, to tell ♥ from ♦ and ♠ from ♣."""
+    from vision.render import suit_mask
+
+    out = np.zeros((2, 4, SUIT_SIZE[0] * SUIT_SIZE[1]), np.float32)
+    for k, style in enumerate(("classic", "slim")):
+        for s in Suit:
+            m = suit_mask(s, 64, style)
+            ys, xs = np.nonzero(m > 60)
+            out[k, int(s)] = _norm(m[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1], SUIT_SIZE).ravel()
+    return out
+
+
+@dataclass
+class _Seen:
+    name: str
+    glyphs: tuple[Glyphs, Glyphs]
+    pips: int
+
+    def vec(self, part: str) -> np.ndarray:
+        a, b = (getattr(g, part).ravel() for g in self.glyphs)
+        return _unit(a + b)
+
+    @property
+    def redness(self) -> float:
+        return (self.glyphs[0].redness + self.glyphs[1].redness) / 2
+
+
+def _frame_glyphs(frame_name: str, frame: np.ndarray, label: str,
+                  single_ok: bool) -> tuple[Glyphs, Glyphs, np.ndarray]:
+    found = locate(frame)
+    if isinstance(found, Reject):
+        raise LearnError(f"frame {frame_name} ({label}): {found.reason.value}: {found.detail}")
+    both = (corner_glyphs(found.face), corner_glyphs(found.face, turned=True))
+    for corner, g in zip(("top-left", "bottom-right"), both, strict=True):
+        if isinstance(g, Reject):
+            raise LearnError(f"frame {frame_name} ({label}), {corner} index: "
+                             f"{g.detail or g.reason.value}")
+        if not single_ok and g.single is not None:
+            raise LearnError(f"frame {frame_name} ({label}), {corner} index: "
+                             "rank and suit could not be told apart")
+    return both[0], both[1], found.face  # type: ignore[return-value]
+
+
 def learn(name: str, frames: Iterable[tuple[str, np.ndarray]], *, jokers: int = 0,
-          source: str = "") -> LearnedDesign:
-    """Build a design from 52 sorted frames (then ``jokers`` joker frames)."""
-    per_card: list[list[Glyphs]] = []
+          back: bool = False, source: str = "") -> LearnedDesign:
+    """Build a design from one sorted pass: 52 cards, ``jokers`` jokers, then the back if ``back``.
+
+    Exactly that many frames are taken from ``frames``; the rest of the
+    iterator is left for the caller (the check cards). The order of the pass
+    is inferred and stated in :attr:`LearnedDesign.order`; a pass whose
+    order cannot be established raises :class:`LearnError`.
+    """
+    it: Iterator[tuple[str, np.ndarray]] = iter(frames)
+    seen: list[_Seen] = []
+    for k, (frame_name, frame) in enumerate(itertools.islice(it, 52)):
+        a, b, face = _frame_glyphs(frame_name, frame, f"card {k + 1} of the pass", False)
+        seen.append(_Seen(frame_name, (a, b), pip_count(face)))
+    if len(seen) < 52:
+        raise LearnError(f"the learning pass has {len(seen)} frames; a sorted deck needs 52"
+                         + (f" and {jokers} joker(s)" if jokers else ""))
     joker_glyphs: list[np.ndarray] = []
-    want = 52 + jokers
-    seen = 0
-    for frame_name, frame in frames:
-        if seen >= want:
-            break
-        card = Card(seen) if seen < 52 else None
-        label = str(card) if card is not None else "joker"
-        found = locate(frame)
+    for j, (frame_name, frame) in enumerate(itertools.islice(it, jokers)):
+        a, b, _ = _frame_glyphs(frame_name, frame, f"joker {j + 1}", True)
+        joker_glyphs += [g.single if g.single is not None else g.rank for g in (a, b)]
+    if len(joker_glyphs) < 2 * jokers:
+        raise LearnError(f"the learning pass ended after {len(joker_glyphs) // 2} of {jokers} jokers")
+    back_template = None
+    if back:
+        got = next(it, None)
+        if got is None:
+            raise LearnError("the learning pass ended before the frame of the back")
+        found = locate(got[1])
         if isinstance(found, Reject):
-            raise LearnError(f"frame {frame_name} (expected {label}): {found.reason.value}: "
-                             f"{found.detail}")
-        both = [corner_glyphs(found.face), corner_glyphs(found.face, turned=True)]
-        for corner, g in zip(("top-left", "bottom-right"), both, strict=True):
-            if isinstance(g, Reject):
-                raise LearnError(f"frame {frame_name} (expected {label}), {corner} index: "
-                                 f"{g.detail or g.reason.value}")
-            if card is not None and g.single is not None:
-                raise LearnError(f"frame {frame_name} (expected {label}), {corner} index: "
-                                 "rank and suit could not be told apart")
-        if card is None:
-            joker_glyphs += [g.single if g.single is not None else g.rank for g in both]
-        else:
-            per_card.append(both)  # type: ignore[arg-type]
-        seen += 1
-    if seen < want:
-        raise LearnError(f"the learning pass has {seen} frames; a sorted deck needs {want}")
-    ranks = [[g for c in range(52) if c % 13 == r for g in per_card[c]] for r in range(13)]
-    suits = [[g for c in range(52) if c // 13 == s for g in per_card[c]] for s in range(4)]
-    red = [g.redness for c in range(13, 39) for g in per_card[c]]
-    black = [g.redness for c in list(range(13)) + list(range(39, 52)) for g in per_card[c]]
-    if min(red) <= max(black):
-        raise LearnError("red and black ink overlap in the learning pass: check the lighting")
-    design = LearnedDesign(
+            raise LearnError(f"frame {got[0]} (the back): {found.reason.value}: {found.detail}")
+        back_template = back_signature(found.face)
+    cards, order = infer_order(seen)
+    per_card: dict[Card, tuple[Glyphs, Glyphs]] = {c: s.glyphs for c, s in zip(cards, seen, strict=True)}
+    ranks = [[g for c, gs in per_card.items() if int(c.rank) == r for g in gs] for r in range(2, 15)]
+    suits = [[g for c, gs in per_card.items() if c.suit == s for g in gs] for s in Suit]
+    red = [g.redness for c, gs in per_card.items() if c.suit.is_red for g in gs]
+    black = [g.redness for c, gs in per_card.items() if not c.suit.is_red for g in gs]
+    return LearnedDesign(
         name=name,
         rank_templates=_unit(np.stack([np.mean([g.rank.ravel() for g in r], 0) for r in ranks])),
         suit_templates=_unit(np.stack([np.mean([g.suit.ravel() for g in s], 0) for s in suits])),
@@ -156,8 +273,122 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray]], *, jokers: int = 
         suit_aspect=np.array([np.mean([g.suit_box[2] / g.suit_box[3] for g in s]) for s in suits]),
         red_split=float((np.mean(red) + np.mean(black)) / 2),
         red_gap=float(np.mean(red) - np.mean(black)),
-        sharpness=float(np.median([g.sharpness for c in per_card for g in c])),
+        sharpness=float(np.median([g.sharpness for gs in per_card.values() for g in gs])),
         joker_template=_unit(np.mean([j.ravel() for j in joker_glyphs], 0)) if joker_glyphs else None,
         source=source,
+        order=order,
+        back_template=back_template,
     )
-    return design
+
+
+def _frames(seen: list[_Seen], idx: Iterable[int]) -> str:
+    return ", ".join(seen[i].name for i in idx)
+
+
+def infer_order(seen: list[_Seen]) -> tuple[list[Card], str]:
+    """The card each of the 52 frames shows, and the order stated in words; or :class:`LearnError`."""
+    hint = " Sort the deck suit by suit, 13 cards each, every suit in the same rank order."
+    # 1. Runs of 13: each card's suit glyph must belong to its own run.
+    suit_vecs = np.stack([s.vec("suit") for s in seen])
+    run_means = _unit(np.stack([suit_vecs[13 * b : 13 * b + 13].mean(0) for b in range(4)]))
+    fit = suit_vecs @ run_means.T  # (52, 4)
+    for i in range(52):
+        b = i // 13
+        if int(np.argmax(fit[i])) != b or fit[i, b] < 0.8:
+            raise LearnError(f"cannot establish the order of the pass: frame {seen[i].name} "
+                             f"(card {i + 1}) does not show the suit of the other cards of run "
+                             f"{b + 1} (cards {13 * b + 1}-{13 * b + 13})." + hint)
+    # 2. Colours: two runs of red ink, two of black.
+    red = np.array([s.redness for s in seen])
+    run_red = np.array([red[13 * b : 13 * b + 13].mean() for b in range(4)])
+    reds = set(np.argsort(run_red)[2:].tolist())
+    red_cards = [red[i] for i in range(52) if i // 13 in reds]
+    black_cards = [red[i] for i in range(52) if i // 13 not in reds]
+    if min(red_cards) <= max(black_cards):
+        worst = min((i for i in range(52) if i // 13 in reds), key=lambda i: red[i])
+        raise LearnError("cannot establish the order of the pass: the four runs of 13 are not two "
+                         f"suits in red ink and two in black (frame {seen[worst].name} is no redder "
+                         "than the black runs)." + hint)
+    # 3. Which red run is hearts, which black run spades: against generic suit shapes.
+    generic = _generic_suits()
+    suit_of_run: dict[int, Suit] = {}
+    for colour_runs, pair in ((sorted(reds), (Suit.HEARTS, Suit.DIAMONDS)),
+                              (sorted(set(range(4)) - reds), (Suit.SPADES, Suit.CLUBS))):
+        r1, r2 = colour_runs
+        score = [float(np.max(generic[:, int(s)] @ run_means[r])) for r in (r1, r2) for s in pair]
+        straight, crossed = score[0] + score[3], score[1] + score[2]
+        if abs(straight - crossed) < 0.1:
+            raise LearnError(f"cannot establish the order of the pass: cannot tell "
+                             f"{pair[0].symbol} from {pair[1].symbol} in runs {r1 + 1} and {r2 + 1}")
+        first, second = pair if straight > crossed else pair[::-1]
+        suit_of_run[r1], suit_of_run[r2] = first, second
+    # 4. Places within a run: every card's rank glyph matches its place in the other runs.
+    rank_vecs = np.stack([s.vec("rank") for s in seen])
+    place_means = _unit(np.stack([rank_vecs[[13 * b + p for b in range(4)]].mean(0) for p in range(13)]))
+    place_fit = rank_vecs @ place_means.T  # (52, 13)
+    for i in range(52):
+        p = i % 13
+        if int(np.argmax(place_fit[i])) != p:
+            other = int(np.argmax(place_fit[i]))
+            raise LearnError(f"cannot establish the order of the pass: frame {seen[i].name} "
+                             f"(card {i + 1}, place {p + 1} of its run) shows the rank that the "
+                             f"other runs have at place {other + 1}." + hint)
+    # 5. The rank order: pip counts of the number cards and aces, and where the "10" is.
+    pips = np.array([s.pips for s in seen]).reshape(4, 13)
+    results = []
+    for order_name, ranks in RANK_ORDERS.items():
+        expect = [r if r <= 10 else (1 if r == _ACE else None) for r in ranks]
+        places = [p for p in range(13) if expect[p] is not None]
+        agree = sum(int(pips[b, p] == expect[p]) for b in range(4) for p in places)
+        votes_ok = all(int(np.sum(pips[:, p] == expect[p])) >= 3 for p in places)
+        results.append((agree / (4 * len(places)), votes_ok, order_name, ranks))
+    results.sort(key=lambda r: -r[0])
+    share, votes_ok, order_name, ranks = results[0]
+    if not votes_ok or share < 0.9 or results[1][0] > 0.5:
+        raise LearnError("cannot establish the order of the pass: the pips of the number cards "
+                         f"do not count 2..10 in any sorted order (best fit {order_name}, "
+                         f"{share:.0%} of the number cards)." + hint)
+    aspect = np.array([np.mean([seen[13 * b + p].glyphs[k].rank_box[2] / seen[13 * b + p].glyphs[k].rank_box[3]
+                                for b in range(4) for k in (0, 1)]) for p in range(13)])
+    ten = ranks.index(10)
+    digits = [p for p in range(13) if ranks[p] < 10]
+    if aspect[ten] < 1.15 * float(np.max(aspect[digits])):
+        raise LearnError(f"cannot establish the order of the pass: the {order_name} order puts the "
+                         f"10 at place {ten + 1}, but that index is not wider than the single "
+                         "digits." + hint)
+    cards = [Card(suit_of_run[i // 13], Rank(ranks[i % 13])) for i in range(52)]
+    suits_text = " ".join(suit_of_run[b].symbol for b in range(4))
+    named = {("♠ ♥ ♦ ♣", "A..2"): " (bridge order)", ("♣ ♦ ♥ ♠", "2..A"): " (boardwright order)"}
+    return cards, f"suits {suits_text}, ranks {order_name}" + named.get((suits_text, order_name), "")
+
+
+def check_cards(design: LearnedDesign, frames: Iterable[tuple[str, np.ndarray]],
+                cards: Iterable[Card] = CHECK_CARDS, *, patience: int = 1) -> list[str]:
+    """Read the named ``cards`` from ``frames`` with the new design; :class:`LearnError` on a mismatch.
+
+    Each card gets up to ``patience`` frames (a live camera needs time for
+    the card to be shown); the first frame the design accepts must name it.
+    Returns one line per card checked.
+    """
+    from vision.index import IndexReader
+
+    reader = IndexReader(design)
+    it = iter(frames)
+    lines = []
+    for k, want in enumerate(cards, 1):
+        last = "no frame"
+        for frame_name, frame in itertools.islice(it, patience):
+            out = reader.read(frame)
+            if out.accepted:
+                if out.card != want:
+                    raise LearnError(f"check card {k}: asked for {want.symbol}, frame {frame_name} "
+                                     f"reads {out.card.symbol if out.card else out.label} with the new "
+                                     f"design: the pass was not in the order inferred ({design.order}); "
+                                     "nothing saved")
+                lines.append(f"check card {k}: {want.symbol} read as {want.symbol} (frame {frame_name})")
+                break
+            last = f"frame {frame_name}: {out.label}"
+        else:
+            raise LearnError(f"check card {k}: asked for {want.symbol}, but it was not read "
+                             f"({last}); nothing saved")
+    return lines

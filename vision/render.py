@@ -153,15 +153,59 @@ def _render_face_cached(card: int | None, design: DeckDesign, deck_id: int,
     return face
 
 
+# Pip centres (x, y) for number cards, as on a real face: two columns and a
+# middle one. Learning counts these pips to establish the order of the pass.
+_COLS = (95, 150, 205)
+_PIPS: dict[int, list[tuple[int, int]]] = {
+    2: [(1, 90), (1, 330)],
+    3: [(1, 90), (1, 210), (1, 330)],
+    4: [(0, 90), (2, 90), (0, 330), (2, 330)],
+    5: [(0, 90), (2, 90), (1, 210), (0, 330), (2, 330)],
+    6: [(0, 90), (2, 90), (0, 210), (2, 210), (0, 330), (2, 330)],
+    7: [(0, 90), (2, 90), (1, 150), (0, 210), (2, 210), (0, 330), (2, 330)],
+    8: [(0, 90), (2, 90), (1, 150), (0, 210), (2, 210), (1, 270), (0, 330), (2, 330)],
+    9: [(0, 90), (2, 90), (0, 170), (2, 170), (1, 210), (0, 250), (2, 250), (0, 330), (2, 330)],
+    10: [(0, 90), (2, 90), (1, 130), (0, 170), (2, 170), (0, 250), (2, 250), (1, 290), (0, 330),
+         (2, 330)],
+}
+
+
 def _centre(face: np.ndarray, design: DeckDesign, c: Card, colour: tuple[int, int, int]) -> None:
-    if c.rank >= Rank.JACK and c.rank != Rank.ACE:  # a court "picture": light, outlined
-        cv2.rectangle(face, (70, 95), (230, 325), (120, 160, 200), 2)
-        cv2.rectangle(face, (90, 120), (210, 300), (200, 225, 240), -1)
-        tm = text_mask(design.letter(c.rank), design.font, design.thickness, 60, 90)
-        _paint(face, tm, 150 - tm.shape[1] // 2, 180, colour)
-    else:
-        sm = suit_mask(c.suit, 90 if c.rank == Rank.ACE else 60, design.suit_style)
+    if c.rank >= Rank.JACK and c.rank != Rank.ACE:
+        _court(face, design, c, colour)
+    elif c.rank == Rank.ACE:
+        sm = suit_mask(c.suit, 90, design.suit_style)
         _paint(face, sm, 150 - sm.shape[1] // 2, 210 - sm.shape[0] // 2, colour)
+    else:
+        sm = suit_mask(c.suit, 40, design.suit_style)
+        for col, y in _PIPS[int(c.rank)]:
+            pip = sm if y <= 210 else sm[::-1, ::-1]  # the lower half's pips point the other way
+            _paint(face, pip, _COLS[col] - 20, y - 20, colour)
+
+
+def _court(face: np.ndarray, design: DeckDesign, c: Card, colour: tuple[int, int, int]) -> None:
+    """A pictured court card: a framed, coloured figure filling the middle, as real decks have.
+
+    Real court pictures leave only 20-40 % of the middle paper-light, so the
+    renderer draws them busy too: a face-up test must not rest on paper.
+    """
+    x0, y0, x1, y1 = 70, 60, 230, 360
+    cv2.rectangle(face, (x0, y0), (x1, y1), (60, 60, 60), 2)
+    rng = np.random.default_rng(int(c) * 7 + 11)
+    robe = [(40, 40, 170), (150, 80, 30), (40, 150, 200), (30, 110, 40)]
+    mid = (y0 + y1) // 2
+    half = face[mid - (y1 - 1 - mid) : mid, x0 + 2 : x1 - 1]
+    half[:] = (170, 205, 230)
+    h, w = half.shape[:2]
+    cv2.ellipse(half, (w // 2, 38), (26, 30), 0, 0, 360, (150, 190, 235), -1)  # the head
+    cv2.ellipse(half, (w // 2, 22), (30, 14), 0, 180, 360, (30, 160, 210), -1)  # a crown or hat
+    for k in range(7):  # robe panels and trim
+        col = robe[int(rng.integers(0, 4))]
+        xa = int(rng.integers(0, w - 40))
+        cv2.rectangle(half, (xa, 70 + k * 11), (xa + int(rng.integers(30, 80)), 150), col, -1)
+    cv2.line(half, (w // 2 + 30, 10), (w // 2 + 45, h - 5), colour, 3)  # sceptre or sword
+    cv2.ellipse(half, (w // 2, 40), (9, 4), 0, 0, 360, (30, 30, 30), -1)
+    face[mid : y1 - 1, x0 + 2 : x1 - 1] = half[::-1, ::-1]
 
 
 def barcode_image(text: str, symbology: str, module: float) -> np.ndarray:

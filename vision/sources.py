@@ -12,7 +12,8 @@ reports it and carries on, so one bad file never ends a run).
 - ``camera:0`` (a device index) or an ``rtsp://`` / ``http://`` URL: a live capture;
 - ``synthetic:design=standard,cards=sorted,seed=1,distortions=normal,deck=7``:
   the renderer. ``cards`` is a ``+``-separated list of cards (``SA+TD``),
-  ``sorted`` (the 52 in learning order), ``shuffled``, ``back`` and ``joker``.
+  ``sorted`` (the 52 in boardwright's order ♣2..♠A), ``bridge`` (♠A..♠2, ♥, ♦, ♣),
+  ``check`` (the three check cards of ``vision learn``), ``shuffled``, ``back`` and ``joker``.
 
 >>> frames = list(open_source("synthetic:cards=SA+TD,design=qr,seed=2"))
 >>> [name for name, _ in frames]
@@ -42,9 +43,11 @@ class SourceError(BoardwrightError):
 class FolderSource:
     """Every image in a folder, in name order."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, limit: int | None = None) -> None:
         self.path = Path(path)
         self.files = sorted(p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        if limit is not None:
+            self.files = self.files[:limit]
 
     def __iter__(self) -> Iterator[Frame]:
         for p in self.files:
@@ -122,6 +125,14 @@ def _synthetic(spec: str) -> SyntheticSource:
     for item in opts.get("cards", "sorted").split("+"):
         if item == "sorted":
             cards += list(Card.all())
+        elif item == "bridge":
+            from vision.learn import bridge_order
+
+            cards += bridge_order()
+        elif item == "check":
+            from vision.learn import CHECK_CARDS
+
+            cards += list(CHECK_CARDS)
         elif item == "shuffled":
             cards += [Card(int(i)) for i in np.random.default_rng(seed).permutation(52)]
         elif item in ("back", "joker"):
@@ -150,7 +161,7 @@ def open_source(spec: str, *, limit: int | None = None) -> FolderSource | ImageS
         return CaptureSource(spec, limit=limit)
     p = Path(spec)
     if p.is_dir():
-        return FolderSource(p)
+        return FolderSource(p, limit=limit)
     if not p.exists():
         raise SourceError(f"{spec}: no such file or folder")
     if p.suffix.lower() in IMAGE_SUFFIXES:

@@ -104,7 +104,9 @@ def look(zone: np.ndarray, card_scale: float) -> Look:
         q = np.roll(q, -1, axis=0)  # start on a short edge: the card stands upright
     m = cv2.getPerspectiveTransform(q, _FACE_DST)
     face = cv2.warpPerspective(zone, m, (FACE_W, FACE_H), flags=cv2.INTER_CUBIC)
-    if face_is_down(face):
+    # A back only when no corner shows an index: a pictured court card shows
+    # little paper in its middle too (issue 15), so paper alone cannot decide.
+    if face_is_down(face) and all(isinstance(corner_glyphs(face, turned=t), Reject) for t in (False, True)):
         return Look("back")
     return Look("face", face)
 
