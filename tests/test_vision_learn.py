@@ -16,8 +16,8 @@ import pytest
 
 from dealer.cards import Card, Rank, Suit
 from dealer.cli import main
-from vision.index import IndexReader
-from vision.learn import CHECK_CARDS, RANK_ORDERS, LearnError, bridge_order, check_cards, learn
+from vision.index import IndexReader, check_cards
+from vision.learn import CHECK_CARDS, RANK_ORDERS, LearnError, bridge_order, learn
 from vision.render import render_card_frame
 
 S, H, D, C = Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS

@@ -147,7 +147,8 @@ def _read(args: argparse.Namespace) -> int:
 
 
 def _learn(args: argparse.Namespace) -> int:
-    from vision.learn import CHECK_CARDS, check_cards, design_path, learn
+    from vision.index import check_cards
+    from vision.learn import CHECK_CARDS, design_path, learn
     from vision.sources import CaptureSource, open_source
 
     path = Path(args.output) if args.output else design_path(args.name)

@@ -21,6 +21,8 @@ False
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,7 +30,7 @@ import numpy as np
 from dealer.cards import Card, Rank, Suit
 from vision.decision import Outcome, Read, Reason, Reject
 from vision.glyphs import Glyphs, corner_glyphs
-from vision.learn import LearnedDesign, is_back
+from vision.learn import CHECK_CARDS, LearnedDesign, LearnError, is_back
 from vision.locate import locate
 
 
@@ -172,3 +174,33 @@ def _paper_share(face: np.ndarray) -> float:
     mid = face[70:350:2, 50:250:2].min(axis=2)
     margin = np.median(face[150:270, 3:9].min(axis=2))
     return float(np.mean(mid > margin * 0.75))
+
+
+def check_cards(design: LearnedDesign, frames: Iterable[tuple[str, np.ndarray]],
+                cards: Iterable[Card] = CHECK_CARDS, *, patience: int = 1) -> list[str]:
+    """Read the named ``cards`` from ``frames`` with the new design; :class:`LearnError` on a mismatch.
+
+    Each card gets up to ``patience`` frames (a live camera needs time for
+    the card to be shown); the first frame the design accepts must name it.
+    Returns one line per card checked.
+    """
+    reader = IndexReader(design)
+    it = iter(frames)
+    lines = []
+    for k, want in enumerate(cards, 1):
+        last = "no frame"
+        for frame_name, frame in itertools.islice(it, patience):
+            out = reader.read(frame)
+            if out.accepted:
+                if out.card != want:
+                    raise LearnError(f"check card {k}: asked for {want.symbol}, frame {frame_name} "
+                                     f"reads {out.card.symbol if out.card else out.label} with the new "
+                                     f"design: the pass was not in the order inferred ({design.order}); "
+                                     "nothing saved")
+                lines.append(f"check card {k}: {want.symbol} read as {want.symbol} (frame {frame_name})")
+                break
+            last = f"frame {frame_name}: {out.label}"
+        else:
+            raise LearnError(f"check card {k}: asked for {want.symbol}, but it was not read "
+                             f"({last}); nothing saved")
+    return lines

@@ -20,7 +20,7 @@ cards themselves* and stated (:attr:`LearnedDesign.order`):
 A pass whose order cannot be established this way is refused with a message
 naming the frame or the place; it is never learned under a guessed order.
 The caller then checks three named cards (:data:`CHECK_CARDS`) before saving
-(see :func:`check_cards` and ``boardwright vision learn``).
+(see :func:`vision.index.check_cards` and ``boardwright vision learn``).
 
 For each card the two corner indices are cut out; a rank template is the
 mean of the 8 glyphs of that rank, a suit template the mean of its 26. The
@@ -360,35 +360,3 @@ def infer_order(seen: list[_Seen]) -> tuple[list[Card], str]:
     suits_text = " ".join(suit_of_run[b].symbol for b in range(4))
     named = {("♠ ♥ ♦ ♣", "A..2"): " (bridge order)", ("♣ ♦ ♥ ♠", "2..A"): " (boardwright order)"}
     return cards, f"suits {suits_text}, ranks {order_name}" + named.get((suits_text, order_name), "")
-
-
-def check_cards(design: LearnedDesign, frames: Iterable[tuple[str, np.ndarray]],
-                cards: Iterable[Card] = CHECK_CARDS, *, patience: int = 1) -> list[str]:
-    """Read the named ``cards`` from ``frames`` with the new design; :class:`LearnError` on a mismatch.
-
-    Each card gets up to ``patience`` frames (a live camera needs time for
-    the card to be shown); the first frame the design accepts must name it.
-    Returns one line per card checked.
-    """
-    from vision.index import IndexReader
-
-    reader = IndexReader(design)
-    it = iter(frames)
-    lines = []
-    for k, want in enumerate(cards, 1):
-        last = "no frame"
-        for frame_name, frame in itertools.islice(it, patience):
-            out = reader.read(frame)
-            if out.accepted:
-                if out.card != want:
-                    raise LearnError(f"check card {k}: asked for {want.symbol}, frame {frame_name} "
-                                     f"reads {out.card.symbol if out.card else out.label} with the new "
-                                     f"design: the pass was not in the order inferred ({design.order}); "
-                                     "nothing saved")
-                lines.append(f"check card {k}: {want.symbol} read as {want.symbol} (frame {frame_name})")
-                break
-            last = f"frame {frame_name}: {out.label}"
-        else:
-            raise LearnError(f"check card {k}: asked for {want.symbol}, but it was not read "
-                             f"({last}); nothing saved")
-    return lines
