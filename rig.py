@@ -7,20 +7,16 @@ only feeds with what the machine and the camera report, and whose decisions
 it carries out. ``boardwright deal SET --machine URL --camera SOURCE`` runs it
 in the terminal.
 
-Machine URL: any pyserial URL (``/dev/ttyACM0``, a pty, ``socket://host:port``),
-or ``emulator`` for an in-process emulator with a simulated operator.
-Camera SOURCE: ``emulator[:design=qr]`` (frames rendered of the card at the
-emulator's gate), ``truth`` (the emulator's own label of the card, no pixels:
-for soaks), ``dir:PATH`` (frames written as files ``BOOT-GATE.png`` by an
-emulator in another process), or any vision source (``camera:0``).
+Machine URL: any pyserial URL, or ``emulator`` (in-process, with a simulated
+operator). Camera SOURCE: ``emulator[:design=qr]`` (frames rendered of the card
+at the emulator's gate), ``truth`` (the emulator's label: soaks), ``dir:PATH``
+(frames ``BOOT-GATE.png`` from an emulator in another process), or a vision
+source (``camera:0``). Every run is a job whose status goes through its
+``JobLink`` (``dealer.rig_ports``) to the store, where the panel shows it.
 
 Only the wiring lives here (:class:`Rig`, :func:`make_camera`,
-:func:`run_emulated`, the ``deal`` command). What it wires is re-exported from
-here: the cameras from :mod:`vision.rig_sources`, :class:`PictureFeed` from
-:mod:`vision.picture_feed`, the operators and :class:`Scenario` from
-:mod:`firmware_bridge.operator`, :class:`RigReport`, :class:`Display` and
-:class:`RigError` from :mod:`dealer.rig_report`, :func:`open_job` from
-:mod:`dealer.rig_job`.
+:func:`run_emulated`, the ``deal`` command); what it wires is re-exported
+(see docs/architecture.md).
 
 >>> import tempfile
 >>> from dealer.generate import random_dealset
@@ -41,16 +37,30 @@ from pathlib import Path
 from typing import Any
 
 from dealer import session_notices as say
-from dealer.board import Board, DealSet
+from dealer.board import DealSet
 from dealer.cards import Card
-from dealer.rig_job import contracts_of, default_hands, load_set, open_job, set_copies
+from dealer.errors import BoardwrightError
+from dealer.rig_job import (
+    add_deal_arguments,
+    contracts_of,
+    deal_options,
+    default_hands,
+    job_link,
+    load_set,
+    open_job,
+    print_scan,
+    set_copies,
+)
+from dealer.rig_ports import Camera, Command, JobChannel, JobLink, Operator
 from dealer.rig_report import CONTINUE, DONE, ROUTINE, Display, RigError, RigReport, summary
+from dealer.seats import Seat
 from dealer.session import DealingSession, MachineView, Sighting
 from dealer.session_notices import Notice
 from dealer.store import Store
+from dealer.store.dealing import StoreJobLink
 from firmware_bridge import events as ev
 from firmware_bridge import protocol as proto
-from firmware_bridge.driver import Machine, MachineError, RouteResult
+from firmware_bridge.driver import Machine, MachineError
 from firmware_bridge.emulator import Emulator
 from firmware_bridge.faults import FaultPlan
 from firmware_bridge.operator import (
@@ -58,6 +68,7 @@ from firmware_bridge.operator import (
     BoardCheck,
     ConsoleOperator,
     EmulatedOperator,
+    PanelOperator,
     Scenario,
 )
 from firmware_bridge.physical import PhysicalCard, standard_deck
@@ -77,28 +88,24 @@ __all__ = [
     "Display", "EmulatedOperator", "EmulatorCamera", "FaultPlan", "FolderCamera", "LiveCamera",
     "Machine", "PhysicalCard", "PictureFeed", "Rig", "RigError", "RigReport", "Scenario",
     "Sighting", "Store", "TruthCamera", "cmd_deal", "folder_writer", "make_camera", "open_job",
-    "panel_pictures", "register", "run_emulated", "sighting_from", "standard_deck", "summary",
+    "job_link", "PanelOperator", "register", "run_emulated", "sighting_from", "standard_deck", "summary",
     "contracts_of", "load_set", "set_copies",
 ]
 
-
-# ============================================================================ pictures
-def panel_pictures(stack: contextlib.ExitStack, db_url: str, job_id: int) -> PictureFeed:
-    """A :class:`PictureFeed` into the panel's dealing job ``job_id`` (closed with ``stack``)."""
-    from dealer.store import dealing
-
-    store = stack.enter_context(Store.open(db_url, migrate_schema=False))
-    dealing.status(store, job_id)  # no such job: say so before dealing starts
-    return stack.enter_context(PictureFeed(lambda data: dealing.set_image(store, job_id, data)))
-
+ABORTED = say.aborted().message  # RigReport.stopped of a job the director aborted
 
 # ============================================================================ the rig
 class Rig:
-    """Runs one dealing job: machine events in, session decisions out."""
+    """Runs one dealing job: machine events in, session decisions out, status to its link.
 
-    def __init__(self, machine: Machine, camera: Any, session: DealingSession, operator: Any,
-                 *, display: Display | None = None, idle_timeout: float = 10.0,
-                 pictures: PictureFeed | None = None) -> None:
+    The director's pause, resume and abort come down the job's link and go to
+    the machine as the protocol's own PAUSE, RESUME and ABORT.
+    """
+
+    def __init__(self, machine: Machine, camera: Camera, session: DealingSession,
+                 operator: Operator, *, display: Display | None = None,
+                 idle_timeout: float = 10.0, pictures: PictureFeed | None = None,
+                 link: JobLink | None = None) -> None:
         self.m = machine
         self.pictures = pictures
         self.camera = camera
@@ -106,10 +113,28 @@ class Rig:
         self.operator = operator
         self.display = display or Display(quiet=True)
         self.idle_timeout = idle_timeout
+        self.channel = JobChannel(link)
         self.report = RigReport(boards_total=session.boards_total)
         self._hopper_empty = False
         self._t0 = 0.0
+        self._handlers: dict[type[ev.Event], Callable[[Any], None]] = {
+            ev.CardAtGate: self._card_at_gate,
+            ev.CardDropped: self._card_dropped,
+            ev.CardReturned: lambda e: self.session.card_returned((e.boot_id, e.gate_id)),
+            ev.BoardInserted: lambda e: self.tell(self.session.board_inserted(e.number)),
+            ev.BoardRemoved: lambda e: self.tell(self.session.board_removed()),
+            ev.HopperEmpty: self._hopper_empty_event,
+            ev.Misfeed: lambda e: self._fault(say.misfeed(e.attempt)),
+            ev.DoubleFeed: lambda e: self.tell(self.session.double_feed(e.cards)),
+            ev.Jam: lambda e: self.continue_machine() if e.cleared else self._fault(say.jam()),
+            ev.Cover: lambda e: self._fault(say.cover_open()) if e.open
+            else self.continue_machine(),
+            ev.LinkLost: lambda e: self._fault(say.link_lost(e.describe())),
+            ev.Connected: self._connected,
+            ev.MachineFault: self._machine_fault,
+        }
 
+    # ------------------------------------------------------------------ operator and machine
     def tell(self, notices: list[Notice]) -> None:
         for n in notices:
             self.report.notices[n.code] += 1
@@ -121,13 +146,25 @@ class Rig:
                 self.pictures.release()  # the stop is dealt with: show the cards again
             if n.code in CONTINUE and self.session.state == "dealing":
                 self.continue_machine()
+        if notices:
+            self.publish()
+
+    def publish(self, *, force: bool = False) -> None:
+        self.channel.publish(self.session, force=force)
 
     def continue_machine(self) -> None:
+        if self.channel.holding:
+            return  # the director paused, or the operator has not answered yet
         self._hopper_empty = False
         try:
             self.m.resume()
         except MachineError:
             pass  # refused (cover open, jam) or link down: an event will bring us back
+
+    def hold_for_operator(self) -> None:
+        """An operator who answers on the panel: keep the machine still until Resume."""
+        self.channel.waiting = True
+        self.publish()
 
     def _check_hopper(self) -> None:
         """A full board with cards still on the hopper: the deck had more than 52."""
@@ -138,9 +175,9 @@ class Rig:
         if not st.faults & proto.Fault.HOPPER_EMPTY:
             self.tell(self.session.hopper_not_empty())
 
-    def _stop_machine(self) -> None:
-        try:
-            self.m.pause()
+    def _stop_machine(self, *, abort: bool = False) -> None:
+        try:  # ABORT also sends an unrouted card at the gate to the reject tray
+            self.m.abort() if abort else self.m.pause()
         except MachineError:
             pass
 
@@ -150,10 +187,33 @@ class Rig:
         return MachineView(bool(st.board_present), st.board_number or None, st.counts,
                            st.rejects, gate, st.gate_pocket != proto.UNROUTED)
 
+    # ------------------------------------------------------------------ the job's link
+    def obey(self) -> None:
+        """Take the director's command from the link and carry it out on the machine."""
+        ch = self.channel
+        cmd = ch.poll()
+        if cmd is Command.PAUSE and not ch.paused:
+            ch.paused = True
+            self._stop_machine()  # PAUSE: the machine finishes the card in hand, feeds no more
+            self.display.notice(say.paused())
+        elif cmd is Command.RESUME:
+            ch.paused = ch.waiting = False
+            if self.session.state == "dealing":
+                self.continue_machine()  # RESUME
+        elif cmd is Command.ABORT:
+            self._stop_machine(abort=True)
+            ch.aborted = True
+            self.report.stopped = ABORTED
+            self.tell(self.session.stop(say.aborted()))
+        if cmd is not None:
+            self.publish(force=True)
+
+    # ------------------------------------------------------------------ the loop
     def run(self) -> RigReport:
         """Deal until the plan is done or the session stops; resync with the machine first."""
         self._t0 = time.monotonic()
         s = self.session
+        self.publish(force=True)
         if s.current is not None or s.boards_done:
             view = self._view()
             notices, reroute = s.reconcile(view)
@@ -180,10 +240,14 @@ class Rig:
         rescues = 0
         while s.state not in ("finished", "stopped"):
             e = self.m.next_event(0.05)
+            self.obey()
             self.operator.tick(self)
             self.display.progress(self)
+            self.publish()
             if e is None:
-                if time.monotonic() - quiet_since > self.idle_timeout:
+                if self.channel.holding:
+                    quiet_since = time.monotonic()  # still on purpose: not a silent machine
+                elif time.monotonic() - quiet_since > self.idle_timeout:
                     rescues += 1
                     if rescues > 5 or not self._rescue():
                         raise RigError(f"nothing happened for {self.idle_timeout:.0f} s "
@@ -196,11 +260,12 @@ class Rig:
             self.on_event(e)
         if s.state == "stopped":
             self._stop_machine()
-            self.report.stopped = s.stop_reason
+            self.report.stopped = self.report.stopped or s.stop_reason
         self.report.seconds = time.monotonic() - self._t0
         self.report.boards_done = s.boards_done
         self.report.cards = s.cards_placed
         self.display.progress(self, force=True)
+        self.publish(force=True)
         if self.display.tty and not self.display.quiet:
             print(file=self.display.out)
         return self.report
@@ -228,74 +293,72 @@ class Rig:
             reason = seen.problem or (d.notices[0].code if d.notices else "rejected")
         self.pictures.offer(frame, reason.replace("_", " ") if reason else None)
 
+    # ------------------------------------------------------------------ machine events
     def on_event(self, e: ev.Event) -> None:
+        """Hand a machine event to its handler (events of other types are ignored)."""
+        handler = self._handlers.get(type(e))
+        if handler is not None:
+            handler(e)
+
+    def _fault(self, notice: Notice) -> None:
+        self.tell(self.session.machine_fault(notice))
+
+    def _card_at_gate(self, e: ev.CardAtGate) -> None:
         s = self.session
-        if isinstance(e, ev.CardAtGate):
-            t0 = time.perf_counter()
-            key = (e.boot_id, e.gate_id)
-            seen = self.camera.look(key)
-            d = s.card_at_gate(key, seen)
-            if not d.route:
-                self._stop_machine()  # never route a card the journal does not know
-                return
-            self.report.decision_ms.append((time.perf_counter() - t0) * 1000)
-            try:
-                result = self.m.route(e.gate_id, d.pocket)
-            except MachineError:
-                result = None  # link down: the resync announces the card again
-            if self.pictures is not None:  # after the route: the card never waits for it
-                self._show(seen, d)
-            self.tell(list(d.notices))
-            if result == RouteResult.STALE:
-                pass  # a power cut took it: the reconciliation decides where it went
-        elif isinstance(e, ev.CardDropped):
-            notices = s.card_dropped((e.boot_id, e.gate_id), e.pocket, inferred=e.inferred)
-            if s.state == "stopped":
-                self._stop_machine()
-                self.tell(s.notices[-1:])
-                return
-            if s.state == "board_done":
-                self._stop_machine()
-                self._check_hopper()
-            if e.pocket is not None:
-                self.operator.after_drop(self)
-            self.tell(notices)
-            if self._hopper_empty and s.state == "dealing":
-                self.tell(s.hopper_empty())
-        elif isinstance(e, ev.CardReturned):
-            s.card_returned((e.boot_id, e.gate_id))
-        elif isinstance(e, ev.BoardInserted):
-            self.tell(s.board_inserted(e.number))
-        elif isinstance(e, ev.BoardRemoved):
-            self.tell(s.board_removed())
-        elif isinstance(e, ev.HopperEmpty):
-            self._hopper_empty = True
+        t0 = time.perf_counter()
+        key = (e.boot_id, e.gate_id)
+        seen = self.camera.look(key)
+        d = s.card_at_gate(key, seen)
+        if not d.route:
+            self._stop_machine()  # never route a card the journal does not know
+            return
+        self.report.decision_ms.append((time.perf_counter() - t0) * 1000)
+        try:  # STALE: a power cut took it; the reconciliation decides where it went
+            self.m.route(e.gate_id, d.pocket)
+        except MachineError:
+            pass  # link down: the resync announces the card again
+        what = seen.card.symbol if seen.card is not None else (seen.problem or "a card")
+        self.channel.card = f"{what} → {'reject tray' if d.pocket is None else Seat(d.pocket).name.title()}"
+        if self.pictures is not None:  # after the route: the card never waits for it
+            self._show(seen, d)
+        self.tell(list(d.notices))
+
+    def _card_dropped(self, e: ev.CardDropped) -> None:
+        s = self.session
+        notices = s.card_dropped((e.boot_id, e.gate_id), e.pocket, inferred=e.inferred)
+        if s.state == "stopped":
+            self._stop_machine()
+            self.tell(s.notices[-1:])
+            return
+        if s.state == "board_done":
+            self._stop_machine()
+            self._check_hopper()
+        if e.pocket is not None:
+            self.operator.after_drop(self)
+        self.tell(notices)
+        if self._hopper_empty and s.state == "dealing":
             self.tell(s.hopper_empty())
-        elif isinstance(e, ev.Misfeed):
-            self.tell(s.machine_fault(say.misfeed(e.attempt)))
-        elif isinstance(e, ev.DoubleFeed):
-            self.tell(s.double_feed(e.cards))
-        elif isinstance(e, ev.Jam):
-            if e.cleared:
-                self.continue_machine()
-            else:
-                self.tell(s.machine_fault(say.jam()))
-        elif isinstance(e, ev.Cover):
-            if e.open:
-                self.tell(s.machine_fault(say.cover_open()))
-            else:
-                self.continue_machine()
-        elif isinstance(e, ev.LinkLost):
-            self.tell(s.machine_fault(say.link_lost(e.describe())))
-        elif isinstance(e, ev.Connected) and (e.reconnect or e.power_cut):
-            notices, reroute = s.reconcile(self._view())
-            for key, pocket in reroute:
-                self.m.route(key[1], pocket)
-            if e.power_cut:
-                notices = s.machine_fault(say.power_cut()) + notices
-            self.tell(notices)
-            if s.state == "dealing":
-                self.continue_machine()
+
+    def _hopper_empty_event(self, e: ev.HopperEmpty) -> None:
+        self._hopper_empty = True
+        self.tell(self.session.hopper_empty())
+
+    def _connected(self, e: ev.Connected) -> None:
+        if not (e.reconnect or e.power_cut):
+            return
+        s = self.session
+        notices, reroute = s.reconcile(self._view())
+        for key, pocket in reroute:
+            self.m.route(key[1], pocket)
+        if e.power_cut:
+            notices = s.machine_fault(say.power_cut()) + notices
+        self.tell(notices)
+        if s.state == "dealing":
+            self.continue_machine()
+
+    def _machine_fault(self, e: ev.MachineFault) -> None:
+        """The machine stopped itself: nothing the operator does at it helps; stop the job."""
+        self.tell(self.session.stop(say.machine_broken(e.describe())))
 
 
 # ============================================================================ cameras, emulated runs
@@ -325,12 +388,15 @@ def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
                  display: Display | None = None, sample: str | Path | None = None,
                  mode: str = "deal",
                  hands: Callable[[int], list[list[Card]]] | None = None,
-                 pictures: PictureFeed | None = None) -> RigReport:
+                 pictures: PictureFeed | None = None, link: JobLink | None = None,
+                 on_emulator: Callable[[Emulator], None] | None = None) -> RigReport:
     """Deal (or scan) a set on an in-process emulator with a simulated operator.
 
     Every board is checked against the deal when the operator takes it out. In
     the scan modes the operator feeds ``hands(number)`` (default: the deal's
-    hands; for ``play``, a random legal play of the board's contract).
+    hands; for ``play``, a random legal play of the board's contract). ``link``
+    is the job's status channel (the panel's job row); ``on_emulator`` is
+    given the started emulator (tests watch what it is sent).
     """
     if isinstance(ds, DealSet):
         with Store.open(db_url) as store:
@@ -343,11 +409,13 @@ def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
         hands = default_hands(session, seed)
     with Emulator.start(pty=True, seed=seed, time_scale=time_scale, heartbeat=0.05,
                         faults=faults, boot_time=1.0) as emu:
+        if on_emulator is not None:
+            on_emulator(emu)
         cam = make_camera(camera, emu)
         op = EmulatedOperator(emu, cam, scenario, hands=hands)
         with Machine.open(emu.url, rto=0.02, link_timeout=0.5) as m:
             rig = Rig(m, cam, session, op, display=display or Display(quiet=quiet),
-                      idle_timeout=3.0, pictures=pictures)
+                      idle_timeout=3.0, pictures=pictures, link=link)
             report = rig.run()
             report.line = {"bad_frames_in": m.stats.bad_total, "retransmissions":
                            m.stats.retransmissions, "link_lost": m.stats.link_lost,
@@ -370,97 +438,62 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("deal", help="deal a set of boards on a dealing machine",
                        description="Deal SET (a stored set id or a deal file) on a machine. "
                        "An unfinished job of the same set resumes from its journal.")
-    p.add_argument("set", metavar="SET", help="stored deal set id, or a deal file (PBN, DUP, ...)")
-    p.add_argument("--machine", required=True,
-                   help="pyserial URL (/dev/ttyACM0, socket://host:port) or 'emulator'")
-    p.add_argument("--camera", default="emulator",
-                   help="'emulator[:design=qr]', 'truth', 'dir:PATH', or a camera source")
-    p.add_argument("--db", help="database URL (default: the instance database)")
-    p.add_argument("--copies", type=int, default=None,
-                   help="copies of each board (default: the set's recorded Copies, else 1)")
-    p.add_argument("--boards", help="board range, e.g. 1-16")
-    p.add_argument("--descending", action="store_true", help="start at the highest board")
-    p.add_argument("--auto-number", action="store_true",
-                   help="the board's sticker decides which deal goes in it")
-    p.add_argument("--stop-card", action="store_true",
-                   help="a face-down card between decks marks the end of a deck")
-    p.add_argument("--new", action="store_true", help="start afresh, ignoring an unfinished job")
-    p.add_argument("--mode", choices=("deal", "verify", "record", "play"), default="deal",
-                   help="deal boards (default), or feed dealt hands back N, E, S, W to verify "
-                   "them, record a hand-shuffled deal, or rebuild the play (play-scan)")
-    p.add_argument("--faults", default="", help="emulator only: e.g. jam@2,duplicate@3")
-    p.add_argument("--time-scale", type=float, default=1.0, help="emulator only: 0.1 = 10x faster")
-    p.add_argument("--sample", help="emulator camera only: save the first frames it saw as PNG")
-    p.add_argument("--job", type=int, default=None,
-                   help="the panel's dealing job: show the camera's latest picture there")
-    p.add_argument("--quiet", action="store_true")
+    add_deal_arguments(p)
     p.set_defaults(func=cmd_deal)
-
-
-def _options(args: argparse.Namespace) -> dict[str, Any]:
-    first = last = None
-    if args.boards:
-        a, _, b = args.boards.partition("-")
-        if not a.isdigit() or (b and not b.isdigit()):
-            raise RigError(f"--boards {args.boards!r}: write a range like 1-16")
-        first, last = int(a), int(b or a)
-    return {"copies": args.copies, "first": first, "last": last,
-            "descending": args.descending, "auto_number": args.auto_number}
 
 
 def cmd_deal(args: argparse.Namespace) -> int:
     from dealer.config import Settings
 
     db = args.db or Settings.load().database_url
+    scenario, options = Scenario.parse(args.faults), deal_options(args)  # bad input: no job
     with contextlib.ExitStack() as stack:
-        pictures = None if args.job is None else panel_pictures(stack, db, args.job)
-        return _deal(args, db, pictures)
+        link = job_link(stack, db, args.job, args.set, args.machine)
+        if not args.quiet:
+            print(f"dealing job {link.job_id} (the panel's Dealing page shows it; pause, "
+                  "resume and abort it there)", flush=True)
+        pictures = stack.enter_context(PictureFeed(link.picture))
+        try:
+            return _deal(args, db, pictures, link, scenario, options)
+        except BaseException as exc:  # the rig could not go on: the job says why
+            link.fail(str(exc) if isinstance(exc, BoardwrightError)
+                      else f"the rig stopped: {type(exc).__name__}: {exc}")
+            raise
 
 
-def _deal(args: argparse.Namespace, db: str, pictures: PictureFeed | None) -> int:
+def _deal(args: argparse.Namespace, db: str, pictures: PictureFeed, link: StoreJobLink,
+          scenario: Scenario, options: dict[str, Any]) -> int:
     display = Display(quiet=args.quiet)
     if args.machine == "emulator":
-        scenario = Scenario.parse(args.faults)
         report = run_emulated(args.set, db, camera=args.camera, scenario=scenario,
-                              time_scale=args.time_scale, options=_options(args),
+                              time_scale=args.time_scale, options=options,
                               stop_card=args.stop_card, display=display, sample=args.sample,
-                              mode=args.mode, pictures=pictures)
+                              mode=args.mode, pictures=pictures, link=link)
         print(summary(report))
-        _print_scan(report, db, args.mode)
+        print_scan(report, db, args.mode)
         if args.sample and Path(args.sample).exists():
             print(f"the camera's first frames: {args.sample}")
         return 0 if report.stopped is None and report.misdealt == 0 else 1
-    session, runs, run_id, resumed = open_job(db, args.set, options=_options(args), new=args.new,
+    session, runs, run_id, resumed = open_job(db, args.set, options=options, new=args.new,
                                               stop_card=args.stop_card, mode=args.mode)
     if resumed and not args.quiet:
         print(f"resuming dealing job {run_id}: {session.boards_done} of {session.boards_total} "
               "boards already dealt", flush=True)
     camera = make_camera(args.camera, None)
+    # The person at the machine answers at the terminal, or (a job the panel started) with
+    # the panel's Resume.
+    operator = ConsoleOperator() if args.job is None else PanelOperator()
     with Machine.open(args.machine) as m:
-        rig = Rig(m, camera, session, ConsoleOperator(), display=display, idle_timeout=3600,
-                  pictures=pictures)
+        rig = Rig(m, camera, session, operator, display=display, idle_timeout=3600,
+                  pictures=pictures, link=link)
         report = rig.run()
     if session.state == "finished":
         runs.set_state(run_id, "finished")
     report.scan = getattr(session, "results", {})
     print(summary(report))
-    _print_scan(report, db, args.mode)
+    print_scan(report, db, args.mode)
+    if report.stopped == ABORTED:
+        return 1
     if report.stopped:
         raise RigError(f"stopped: {session.instruction}")
     return 0
-
-
-def _print_scan(r: RigReport, db: str, mode: str) -> None:
-    """One line per scanned board; a recorded set is saved in the store."""
-    for number, res in sorted(r.scan.items()):
-        if mode == "verify":
-            print(f"board {number}: " + ("as recorded" if res.ok else "; ".join(res.differences)))
-        elif mode == "play":
-            p = res.play
-            print(f"board {number}: " + (res.problem or f"{len(p.completed_tricks)} tricks, "
-                                         f"declarer {p.declarer_tricks}, {p.contract.ascii}"))
-    if mode == "record" and r.scan:
-        ds = DealSet([Board(n, res.deal) for n, res in sorted(r.scan.items())])
-        with Store.open(db) as store:
-            set_id = store.save(ds, name="recorded", source="boardwright deal --mode record")
-        print(f"recorded {len(ds)} deals as deal set {set_id}")

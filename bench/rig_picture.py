@@ -39,9 +39,11 @@ def one(boards: int, scale: float, seed: int, feed: bool) -> dict:
         with Store.open(url) as st:
             set_id = st.save(random_dealset(range(1, boards + 1)))
             job = dealing.create(st, set_id, machine="rig")
-        pictures = rig.panel_pictures(stack, url, job) if feed else None
+        link = rig.job_link(stack, url, job, str(set_id), "emulator")
+        pictures = stack.enter_context(rig.PictureFeed(link.picture)) if feed else None
         r = rig.run_emulated(str(set_id), url, camera="emulator", scenario=sc,
-                             time_scale=scale, seed=seed, quiet=True, pictures=pictures)
+                             time_scale=scale, seed=seed, quiet=True, pictures=pictures,
+                             link=link)
         stack.close()
         with Store.open(url) as st:
             stored = dealing.image(st, job)

@@ -6,19 +6,21 @@ of it and restores its session from the journal, or starts a new run;
 :func:`default_hands` is what the simulated players hand back in the scan
 modes. Moved here from ``rig.py``, which re-exports them.
 
->>> from dealer.board import DealSet
+>>> from dealer.board import Board, DealSet
 >>> set_copies(DealSet([], meta={"Copies": "3"}))
 3
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dealer.board import DealSet
+from dealer.board import Board, DealSet
 from dealer.cards import Card
 from dealer.contract import Contract
 from dealer.errors import BoardwrightError
@@ -27,7 +29,7 @@ from dealer.rig_report import RigError
 from dealer.session import DealingSession
 from dealer.session_plan import Plan
 from dealer.session_scan import ScanSession
-from dealer.store import Store, make_engine
+from dealer.store import Store, dealing, make_engine
 from dealer.store.journal import JournalStore
 
 
@@ -103,6 +105,20 @@ def open_job(db_url: str, spec: str, *, options: dict[str, Any], new: bool = Fal
     return session, runs, run_id, resumed
 
 
+def job_link(stack: contextlib.ExitStack, db_url: str, job_id: int | None, spec: str,
+             machine: str) -> dealing.StoreJobLink:
+    """The job's row in the store: the panel's job ``job_id``, else a new job for ``spec``.
+
+    Every ``boardwright deal`` is a job on the panel's Dealing page (the demo's
+    too), which the director may pause, resume or abort from there.
+    """
+    store = stack.enter_context(Store.open(db_url))
+    if job_id is None:
+        set_id, _ = load_set(store, spec)
+        job_id = dealing.create(store, set_id, machine=machine)
+    return dealing.StoreJobLink(store, job_id)
+
+
 def default_hands(session: ScanSession, seed: int) -> Callable[[int], list[list[Card]]]:
     """What the simulated players hand back: the dealt hands, or (play) a legal play's order."""
     rng = random.Random(seed)
@@ -121,3 +137,59 @@ def default_hands(session: ScanSession, seed: int) -> Callable[[int], list[list[
         return [p.played_by(seat) for seat in range(4)]  # type: ignore[arg-type]
 
     return hands
+
+
+# ============================================================================ command line
+def add_deal_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``boardwright deal`` (the command itself is the rig's)."""
+    p.add_argument("set", metavar="SET", help="stored deal set id, or a deal file (PBN, DUP, ...)")
+    p.add_argument("--machine", required=True,
+                   help="pyserial URL (/dev/ttyACM0, socket://host:port) or 'emulator'")
+    p.add_argument("--camera", default="emulator",
+                   help="'emulator[:design=qr]', 'truth', 'dir:PATH', or a camera source")
+    p.add_argument("--db", help="database URL (default: the instance database)")
+    p.add_argument("--copies", type=int, default=None,
+                   help="copies of each board (default: the set's recorded Copies, else 1)")
+    p.add_argument("--boards", help="board range, e.g. 1-16")
+    p.add_argument("--descending", action="store_true", help="start at the highest board")
+    p.add_argument("--auto-number", action="store_true",
+                   help="the board's sticker decides which deal goes in it")
+    p.add_argument("--stop-card", action="store_true",
+                   help="a face-down card between decks marks the end of a deck")
+    p.add_argument("--new", action="store_true", help="start afresh, ignoring an unfinished job")
+    p.add_argument("--mode", choices=("deal", "verify", "record", "play"), default="deal",
+                   help="deal boards (default), or feed dealt hands back N, E, S, W to verify "
+                   "them, record a hand-shuffled deal, or rebuild the play (play-scan)")
+    p.add_argument("--faults", default="", help="emulator only: e.g. jam@2,duplicate@3")
+    p.add_argument("--time-scale", type=float, default=1.0, help="emulator only: 0.1 = 10x faster")
+    p.add_argument("--sample", help="emulator camera only: save the first frames it saw as PNG")
+    p.add_argument("--job", type=int, default=None,
+                   help="the panel's dealing job: show the camera's latest picture there")
+    p.add_argument("--quiet", action="store_true")
+
+
+def deal_options(args: argparse.Namespace) -> dict[str, Any]:
+    first = last = None
+    if args.boards:
+        a, _, b = args.boards.partition("-")
+        if not a.isdigit() or (b and not b.isdigit()):
+            raise RigError(f"--boards {args.boards!r}: write a range like 1-16")
+        first, last = int(a), int(b or a)
+    return {"copies": args.copies, "first": first, "last": last,
+            "descending": args.descending, "auto_number": args.auto_number}
+
+
+def print_scan(r: Any, db: str, mode: str) -> None:
+    """One line per scanned board; a recorded set is saved in the store."""
+    for number, res in sorted(r.scan.items()):
+        if mode == "verify":
+            print(f"board {number}: " + ("as recorded" if res.ok else "; ".join(res.differences)))
+        elif mode == "play":
+            p = res.play
+            print(f"board {number}: " + (res.problem or f"{len(p.completed_tricks)} tricks, "
+                                         f"declarer {p.declarer_tricks}, {p.contract.ascii}"))
+    if mode == "record" and r.scan:
+        ds = DealSet([Board(n, res.deal) for n, res in sorted(r.scan.items())])
+        with Store.open(db) as store:
+            set_id = store.save(ds, name="recorded", source="boardwright deal --mode record")
+        print(f"recorded {len(ds)} deals as deal set {set_id}")

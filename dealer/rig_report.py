@@ -127,4 +127,3 @@ def summary(r: RigReport) -> str:
     if r.checked:
         out += f"; {r.checked} boards checked, {r.misdealt} mis-dealt"
     return out
-

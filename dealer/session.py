@@ -212,6 +212,18 @@ class JournalWriting:
             return False
         return True
 
+    def stop(self, notice: Notice) -> list[Notice]:
+        """Stop the job for good (the machine broke, the director aborted): say why.
+
+        Nothing is journaled: the run stays open, so dealing the set again
+        resumes from the journal.
+        """
+        if self.state == "stopped":
+            return []
+        self.state = "stopped"
+        self.stop_reason = notice.message
+        return self._note(notice)
+
 
 class DealingSession(JournalWriting):
     """DEAL mode: fill the plan's boards, one card at a time. See the module docstring."""

@@ -191,6 +191,23 @@ def power_cut() -> Notice:
                   "against the journal", "continue")
 
 
+def machine_broken(detail: str) -> Notice:
+    return Notice("machine_fault", f"{detail}; it moves no more cards",
+                  "switch the machine off and on again, then deal the set again: the job "
+                  "resumes from its journal", stop=True)
+
+
+def aborted() -> Notice:
+    return Notice("aborted", "aborted by the director",
+                  "take the boards out; dealing this set again resumes where the journal "
+                  "stopped", stop=True)
+
+
+def paused() -> Notice:
+    return Notice("paused", "paused by the director: the machine finished the card in hand "
+                  "and feeds no more", "press Resume to go on", stop=True)
+
+
 def journal_failed(detail: str) -> Notice:
     return Notice("journal_failed", f"the journal cannot be written ({detail}); the machine is "
                   "stopped and no card was routed that is not recorded",

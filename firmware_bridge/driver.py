@@ -82,6 +82,7 @@ class DriverStats:
 _EVENT_TYPES = {
     p.MsgType.BOARD, p.MsgType.HOPPER_EMPTY, p.MsgType.CARD_AT_GATE, p.MsgType.CARD_DROPPED,
     p.MsgType.MISFEED, p.MsgType.DOUBLE_FEED, p.MsgType.JAM, p.MsgType.COVER,
+    p.MsgType.MACHINE_FAULT,
 }  # fmt: skip
 
 
@@ -533,6 +534,8 @@ class Machine:
             return ev.Jam(cleared=not msg.jammed)
         if isinstance(msg, p.CoverEvent):
             return ev.Cover(open=bool(msg.open))
+        if isinstance(msg, p.MachineFaultEvent):
+            return ev.MachineFault(msg.code, msg.text)
         return ev.UnknownMessage(msg.TYPE)
 
     # ------------------------------------------------------------------ supervisor

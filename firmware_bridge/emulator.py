@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import select
 import threading
@@ -40,6 +41,8 @@ SPEED_FACTORS = {1: 1.5, 2: 1.0, 3: 0.75}
 MAX_MISFEEDS = 3
 
 CameraHook = Callable[[int, PhysicalCard], None]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -102,6 +105,9 @@ class Emulator:
         self.noise_out = LineNoise(self.plan, "out")
         self.noise_in = LineNoise(self.plan, "in")
         self.event_log: list[p.Message] = []  # every event queued, in order
+        self.request_log: list[p.Message] = []  # every host request executed, in order
+        #: The machine's internal failure (``"IndexError: ..."``), or None while it works.
+        self.failure: str | None = None
         self._forced: list[str] = []
         self._lock = threading.RLock()
         self._wake_r, self._wake_w = os.pipe()
@@ -115,6 +121,9 @@ class Emulator:
         self._t0 = time.monotonic()
         # physical state: survives power cuts
         self.hopper: list[PhysicalCard] = []
+        # The card(s) the feed roller has taken off the hopper and is moving to the gate:
+        # no longer on the hopper, so an operator lifting the stack cannot take them.
+        self.in_feeder: list[PhysicalCard] = []
         self.pockets: list[list[PhysicalCard]] = [[] for _ in range(pockets)]
         self.rejects: list[PhysicalCard] = []
         self.board_number: int | None = None
@@ -226,6 +235,28 @@ class Emulator:
         self._wake()
         return back
 
+    def put_on_hopper(self, cards: Iterable[PhysicalCard]) -> None:
+        """The operator puts ``cards`` on top of the hopper (the first is fed first)."""
+        cards = list(cards)
+        if not cards:
+            return  # nothing added: the machine's "hopper empty" stays said
+        with self._lock:
+            self.hopper[:0] = cards
+            self.hopper_empty_sent = False
+        self._wake()
+
+    def take_hopper(self) -> list[PhysicalCard]:
+        """The operator lifts every card off the hopper (not one the feeder already holds)."""
+        with self._lock:
+            cards, self.hopper = self.hopper, []
+        return cards
+
+    def take_rejects(self) -> list[PhysicalCard]:
+        """The operator empties the reject tray into their hand (not onto the hopper)."""
+        with self._lock:
+            cards, self.rejects = self.rejects, []
+        return cards
+
     def inject(self, kind: str) -> None:
         """Force the next feed attempt to be ``misfeed``, ``double`` or ``jam``."""
         if kind not in ("misfeed", "double", "jam"):
@@ -316,6 +347,10 @@ class Emulator:
 
     def _power_cut_now(self) -> None:
         self.stats.count("power_cut")
+        self.failure = None  # a restart clears a firmware fault
+        if self.in_feeder:  # the roller lets go: the cards lie on top of the hopper again
+            self.hopper[:0] = self.in_feeder
+            self.in_feeder = []
         if self.phase == "dropping" and self.gate_card is not None:
             if self.dice.lands_at_power_cut():
                 self._land(self.gate_card, self.gate_pocket)
@@ -394,7 +429,7 @@ class Emulator:
             (p.Fault.JAM if self.jammed is not None else 0)
             | (p.Fault.COVER_OPEN if self.cover_open else 0)
             | (p.Fault.DOUBLE_FEED if self.double_fed else 0)
-            | (p.Fault.HOPPER_EMPTY if not self.hopper else 0)
+            | (p.Fault.HOPPER_EMPTY if not self.hopper and not self.in_feeder else 0)
         )
         gate = self.gate_id if self.phase in ("at_gate", "dropping") else 0
         if self.phase == "dropping" and self.gate_pocket is not None:
@@ -438,6 +473,7 @@ class Emulator:
             else:
                 self._reply(frame.seq, frame.type, p.Status.REFUSED, b"", now)
             return
+        self.request_log.append(msg)
         status, body = self._execute(msg, now)
         self._reply(frame.seq, frame.type, status, body, now)
         if isinstance(msg, p.Hello):
@@ -461,7 +497,7 @@ class Emulator:
                 self.mode = p.Mode.IDLE
             return p.Status.OK, b""
         if isinstance(msg, p.Resume):
-            if self.cover_open or self.jammed is not None:
+            if self.cover_open or self.jammed is not None or self.failure is not None:
                 return p.Status.REFUSED, b""
             self.double_fed = False
             self.running = True
@@ -527,30 +563,38 @@ class Emulator:
             return
         self.phase, self.phase_until = "feeding", now + self._scaled(FEED_TIME)
         roll = self.dice.feed()  # always drawn, so forced faults keep the stream aligned
-        self._feed_outcome = self._forced.pop(0) if self._forced else roll
+        outcome = self._forced.pop(0) if self._forced else roll
+        if outcome == "double" and len(self.hopper) < 2:
+            outcome = "ok"  # one card left: it cannot come with another
+        if outcome == "misfeed" and self.misfeeds + 1 >= MAX_MISFEEDS:
+            outcome = "stuck"  # the third slip in a row: the top card sticks in the path
+        self._feed_outcome = outcome
+        # The roller takes its card(s) now; a slipping roller (misfeed) takes none. From
+        # here on the operator may lift or add to the hopper: the feed is not affected.
+        taken = {"misfeed": 0, "double": 2}.get(outcome, 1)
+        self.in_feeder, self.hopper[:taken] = self.hopper[:taken], []
 
     def _feed_done(self, now: float) -> None:
         outcome = self._feed_outcome
+        fed, self.in_feeder = self.in_feeder, []
         self.phase = "idle"
-        if outcome == "misfeed":
+        if outcome in ("misfeed", "stuck"):
             self.stats.count("misfeed")
             self.misfeeds += 1
-            if self.misfeeds >= MAX_MISFEEDS:
-                outcome = "jam"
-            else:
+            if outcome == "misfeed":
                 self._event(p.MisfeedEvent(self.misfeeds))
                 return
+            outcome = "jam"
         if outcome == "jam":
             self.stats.count("jam")
-            self.jammed = self.hopper.pop(0)
+            self.jammed = fed[0]
             self.running = False
             self.mode = p.Mode.FAULT
             self._event(p.JamEvent(1))
             return
-        if outcome == "double" and len(self.hopper) >= 2:
+        if outcome == "double":
             self.stats.count("double_feed")
-            self.rejects += self.hopper[:2]
-            del self.hopper[:2]
+            self.rejects += fed
             self.double_fed = True
             # Stop so the operator can put the two cards back; RESUME goes on.
             self.running = False
@@ -558,7 +602,7 @@ class Emulator:
             self._event(p.DoubleFeedEvent(2, min(255, len(self.rejects))))
             return
         self.misfeeds = 0
-        card = self.hopper.pop(0)
+        card = fed[0]
         self.gate_counter += 1
         self.gate_id, self.gate_card, self.gate_pocket = self.gate_counter, card, None
         self.phase = "at_gate"
@@ -586,7 +630,8 @@ class Emulator:
             self._armed_cut = None
             self._power_cut_now()
             return
-        self._mechanics(now)
+        if self.failure is None:  # a failed machine moves nothing until it restarts
+            self._mechanics(now)
         if now >= self._next_heartbeat:
             self._next_heartbeat = now + self.heartbeat
             uptime = int((now - self._boot_at) * 1000) & 0xFFFFFFFF
@@ -617,10 +662,25 @@ class Emulator:
                 self._on_frame(item, now)
 
     def _run(self) -> None:
+        try:
+            self._loop()
+        except Exception:
+            # Failing while already failed: the radio itself is broken. Say so in the log;
+            # the host sees a silent line (a link loss), as with a real dead board.
+            log.exception("dealing machine emulator: the thread died (after %s)", self.failure)
+            raise
+
+    def _loop(self) -> None:
         while not self._stop:
             with self._lock:
-                now = time.monotonic()
-                self._tick(now)
+                try:
+                    now = time.monotonic()
+                    self._tick(now)
+                except Exception as exc:
+                    if self.failure is not None:
+                        raise
+                    self._fail(exc)
+                    continue
                 timeout = self._deadline(time.monotonic())
                 fds = [*self.endpoint.fds(), self._wake_r]
                 wfds = self.endpoint.wants_write()
@@ -630,13 +690,37 @@ class Emulator:
                 time.sleep(0.001)  # a descriptor closed under us (disconnect); go round
                 continue
             with self._lock:
-                for fd in readable:
-                    if fd == self._wake_r:
-                        try:
-                            os.read(self._wake_r, 4096)
-                        except OSError:
-                            pass
-                        continue
-                    data = self.endpoint.readable(fd)
-                    if data:
-                        self._incoming(data, time.monotonic())
+                try:
+                    self._read(readable)
+                except Exception as exc:
+                    if self.failure is not None:
+                        raise
+                    self._fail(exc)
+
+    def _read(self, readable: list[int]) -> None:
+        for fd in readable:
+            if fd == self._wake_r:
+                try:
+                    os.read(self._wake_r, 4096)
+                except OSError:
+                    pass
+                continue
+            data = self.endpoint.readable(fd)
+            if data:
+                self._incoming(data, time.monotonic())
+
+    def _fail(self, exc: Exception) -> None:
+        """An internal error: stop the mechanics, keep the line up, and tell the host.
+
+        As a real firmware's fault handler would: the feeder stops, the machine
+        stays in mode FAULT (RESUME is refused) and reports MACHINE_FAULT, and
+        only a restart (power cut) clears it. The traceback goes to the log.
+        """
+        self.failure = f"{type(exc).__name__}: {exc}"
+        log.error("dealing machine emulator failed; it stopped feeding and reports a machine "
+                  "fault", exc_info=exc)
+        self.stats.count("machine_fault")
+        self.running = False
+        self.mode = p.Mode.FAULT
+        self.phase = "idle"
+        self._event(p.MachineFaultEvent(1, self.failure[:64]))

@@ -133,6 +133,21 @@ class Cover(Event):
 
 
 @dataclass(frozen=True)
+class MachineFault(Event):
+    """The machine stopped itself after an internal error (its firmware failed).
+
+    Nothing the operator does at the machine clears it: the machine must be
+    restarted, and the job resumes from its journal.
+    """
+
+    code: int
+    text: str
+
+    def describe(self) -> str:
+        return f"the dealing machine stopped itself: {self.text or f'fault {self.code}'}"
+
+
+@dataclass(frozen=True)
 class LineError(Event):
     """Bytes that were not a valid frame: noise, a truncated frame, another version."""
 

@@ -161,7 +161,7 @@ class Harness:
         pockets = self.emu.remove_board()
         self._wait_for(ev.BoardRemoved, res)
         res.rejected = self.emu.return_rejects()
-        self.emu.hopper.clear()  # the operator clears the hopper for the next board
+        self.emu.take_hopper()  # the operator clears the hopper for the next board
         self._check(res, deal, pockets, host_view, host_rejects, placed)
         self.totals.update(res.events)
         return res

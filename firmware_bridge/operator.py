@@ -10,8 +10,8 @@ between machine events (``tick``), after each card dropped into a pocket
   decks with the faults of a :class:`Scenario`, clears jams, re-feeds rejects
   and checks each finished board's pockets (:class:`BoardCheck`).
 
-The operator sees the running rig only through :class:`Host` (its session
-and "continue the machine"), and the camera only by duck typing (``cards``
+The operator sees the running rig only through :class:`dealer.rig_ports.Host`
+(its session, "continue the machine", "hold it for the operator"), and the camera only by duck typing (``cards``
 seen at the gate, ``smudged`` cards to read badly once), because this adapter
 may import neither the rig nor ``vision``; ``rig.py`` wires them. Moved here
 from ``rig.py``.
@@ -27,22 +27,14 @@ import random
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from dealer.cards import Card
+from dealer.rig_ports import Host
 from dealer.rig_report import CONTINUE, DONE, RigError
 from dealer.session_notices import Notice
 from firmware_bridge.emulator import Emulator
 from firmware_bridge.physical import PhysicalCard, standard_deck
-
-
-class Host(Protocol):
-    """What an operator sees of the running rig (``rig.Rig``)."""
-
-    @property
-    def session(self) -> Any: ...  # the DealingSession or ScanSession being run
-
-    def continue_machine(self) -> None: ...
 
 
 class ConsoleOperator:
@@ -57,6 +49,28 @@ class ConsoleOperator:
                 self.ask(f"  {notice.instruction} — press Enter to continue ")
             except EOFError:
                 pass  # no terminal (a service, a test): carry on as if Enter was pressed
+
+    def after_drop(self, rig: Host) -> None:
+        pass
+
+    def tick(self, rig: Host) -> None:
+        pass
+
+    def idle(self, rig: Host) -> bool:
+        return False
+
+
+class PanelOperator:
+    """A person at a real machine started from the panel: answers with the panel's Resume.
+
+    A stop that needs the person (a jam, missing cards) holds the machine
+    still; the job's row shows the instruction, and the director's Resume
+    (the person is done) continues it.
+    """
+
+    def handle(self, notice: Notice, rig: Host) -> None:
+        if notice.stop and notice.code in CONTINUE:
+            rig.hold_for_operator()
 
     def after_drop(self, rig: Host) -> None:
         pass
@@ -181,8 +195,8 @@ class EmulatedOperator:
             back, self.reuse = self.reuse, None
             self.emu.insert_board(number, back)
             return
-        self.emu.return_rejects()  # a fresh deck: clear what the last one left behind
-        self.emu.hopper.clear()
+        self.emu.take_rejects()  # a fresh deck: clear what the last one left behind
+        self.emu.take_hopper()
         faults = self.scenario.faults.get(number, [])
         if "wrong_board" in faults and slot.index not in self.wrong_done:
             self.wrong_done.add(slot.index)
@@ -221,8 +235,7 @@ class EmulatedOperator:
             # Put every card of the board and the reject tray back and insert it again.
             keep = [pc for pocket in self.emu.pockets for pc in pocket]
             keep += [pc for pc in self._take_rejects() if not pc.joker and pc.deck_id != "77"]
-            self.reuse = keep + self.emu.hopper
-            self.emu.hopper.clear()
+            self.reuse = keep + self.emu.take_hopper()
             if self.emu.board_number is not None:
                 self.emu.remove_board()  # its BoardRemoved event asks for the board again
             else:
@@ -231,7 +244,7 @@ class EmulatedOperator:
             self._refeed(rig)
         elif code == "missing":
             found, self.aside = self.aside, []
-            self.emu.hopper[:0] = found  # on the hopper before the tray is touched
+            self.emu.put_on_hopper(found)  # on the hopper before the tray is touched
             self._refeed(rig)
             self.emu.load_hopper([])  # "cards added": the machine may say empty again
         elif code == "double_feed":
@@ -253,15 +266,11 @@ class EmulatedOperator:
                 self.put_aside.remove(pc)
                 continue
             keep.append(pc if pc.face_up else dataclasses.replace(pc, face_up=True))
-        self.emu.hopper[:0] = keep
+        self.emu.put_on_hopper(keep)
 
     def _take_rejects(self) -> list[PhysicalCard]:
         """Empty the reject tray into the operator's hand (not onto the hopper)."""
-        if not self.emu.rejects:
-            return []  # (returning nothing would still tell the machine cards were added)
-        back = self.emu.return_rejects()
-        del self.emu.hopper[: len(back)]
-        return back
+        return self.emu.take_rejects()
 
     def tick(self, rig: Host) -> None:
         """Called between events: finish what waits for the machine to stand still."""

@@ -69,6 +69,7 @@ class MsgType(IntEnum):
     DOUBLE_FEED = 0xA5
     JAM = 0xA6
     COVER = 0xA7
+    MACHINE_FAULT = 0xA8
 
 
 def is_sequenced(msg_type: int) -> bool:
@@ -100,7 +101,7 @@ class Mode(IntEnum):
     WAITING_HOST = 0  # just booted: no HELLO yet, sends no events
     IDLE = 1  # paused, waiting for RESUME
     RUNNING = 2  # feeding cards while a board is in and the hopper has cards
-    FAULT = 3  # jam, cover open or double feed: operator, then RESUME
+    FAULT = 3  # jam, cover open or double feed: operator, then RESUME; or MACHINE_FAULT
 
 
 class Capability(IntEnum):
@@ -411,6 +412,31 @@ class CoverEvent(Message):
     TYPE = MsgType.COVER
     FMT = struct.Struct(">B")
     open: int
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class MachineFaultEvent(Message):
+    """The machine stopped itself after an internal error; only a restart clears it.
+
+    >>> MachineFaultEvent.unpack(MachineFaultEvent(1, "IndexError").pack()).text
+    'IndexError'
+    """
+
+    TYPE = MsgType.MACHINE_FAULT
+    FMT = struct.Struct(">B")
+    code: int  # 1: the firmware failed (an exception, a watchdog reset); others reserved
+    text: str = ""  # one line for the operator, at most 64 bytes of UTF-8
+
+    def pack(self) -> bytes:
+        return self.FMT.pack(self.code) + _pstr(self.text)
+
+    @classmethod
+    def unpack(cls, payload: bytes) -> Message:
+        if len(payload) < cls.FMT.size:
+            raise ProtocolError(f"MachineFaultEvent payload is {len(payload)} bytes, needs 1")
+        text = _read_pstr(payload, 1)[0] if len(payload) > 1 else ""
+        return cls(payload[0], text)
 
 
 # --------------------------------------------------------------------------- replies

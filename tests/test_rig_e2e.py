@@ -182,7 +182,7 @@ def test_sigkill_mid_board_then_restart_resumes_from_the_journal(tmp_path):
                 time.sleep(0.05)
                 pockets = emu.remove_board()
                 emu.return_rejects()
-                emu.hopper.clear()
+                emu.take_hopper()
                 deal = ds.board(board).deal
                 results.append(all(owner_pocket(deal, pc) == seat
                                    for seat, cards in enumerate(pockets) for pc in cards)

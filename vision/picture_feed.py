@@ -1,10 +1,9 @@
 """The camera's latest picture for the panel's dealing page, off the dealing loop.
 
 :class:`PictureFeed` downscales and JPEG-encodes the frames the rig offers
-(OpenCV) and hands the bytes to a ``publish`` callable; the rig injects the
-store call (``dealer.store.dealing.set_image`` for a panel job, see
-``rig.panel_pictures``), so this adapter knows nothing of the store or the
-panel. Moved here from ``rig.py``.
+(OpenCV) and hands the bytes to a ``publish`` callable; the rig injects its
+job's link (``JobLink.picture``, see ``dealer.rig_ports``), so this adapter
+knows nothing of the store or the panel.
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ class PictureFeed:
     reference and wakes the feed's thread, so a card at the gate never waits
     for a picture). The thread downscales the newest frame to ``width`` pixels,
     encodes it as JPEG with OpenCV and hands the bytes to ``publish`` (for the
-    panel: :func:`dealer.store.dealing.set_image`), at most ``per_second``
+    panel: the job link's ``picture``), at most ``per_second``
     times a second; frames in between are skipped, not queued.
 
     The frame of a card sent to the reject tray (unreadable, a joker, a second

@@ -1,38 +1,72 @@
-"""Dealing jobs as the panel sees them: created by the director, advanced by a runner.
+"""Dealing jobs in the store: the row that is a job's one status channel.
 
-The runner is the rig (``rig.py``) or the panel's emulated machine; it reads
-the pending command (pause, resume, abort) and writes progress here, so the
-panel's status page only ever reads the store and any number of browsers can
-watch.
+The panel creates a job (:func:`create`), writes the director's command into
+it (:func:`command`) and reads it (:func:`get`, :func:`jobs`, :func:`image`).
+The rig holds the job's :class:`StoreJobLink` (a ``dealer.rig_ports.JobLink``):
+it publishes the job's status and the camera's picture there, and takes the
+pending command from there, which it carries out on the machine with the
+protocol's own PAUSE, RESUME and ABORT. Nothing else passes between them: no
+output is parsed, no process is signalled. What the page makes of a job (its
+JSON, the picture's type) is the panel's business (``webpanel/dealing.py``).
 
 >>> from dealer.store import Store
 >>> from dealer.generate import random_dealset
+>>> from dealer.rig_ports import JobState, JobStatus
 >>> with Store.open("sqlite://") as st:
 ...     job = create(st, st.save(random_dealset([1, 2])))
 ...     command(st, job, "pause")
-...     status(st, job)["command"]
-'pause'
+...     link = StoreJobLink(st, job)
+...     link.publish(JobStatus(JobState.PAUSED, 2, card="♠A → North"))
+...     got = get(st, job)
+...     link.command(), link.command(), got.state, got.card, got.command
+(<Command.PAUSE: 'pause'>, None, 'paused', '♠A → North', 'pause')
 """
 
 from __future__ import annotations
 
 import zlib
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy import update as sa_update
 
 from dealer.errors import BoardwrightError
+from dealer.rig_ports import FINAL, Command, JobState, JobStatus
 from dealer.store.models import BoardRow
 from dealer.store.panel_models import DealingJob
 from dealer.store.repository import Store
 
-COMMANDS = ("pause", "resume", "abort")
-FINAL = ("done", "aborted")
+COMMANDS = tuple(c.value for c in Command)
 #: The largest camera picture kept (the rig sends ~320 px wide JPEGs of 10-30 kB).
 MAX_IMAGE = 512 * 1024
-_SIGNATURES = {b"\xff\xd8\xff": "image/jpeg", b"\x89PNG\r\n\x1a\n": "image/png"}
+
+
+@dataclass(frozen=True)
+class JobRecord:
+    """A job's row as it stands (without the picture's bytes)."""
+
+    id: int
+    deal_set_id: int
+    machine: str
+    state: str
+    command: str
+    boards_total: int
+    boards_done: int
+    cards_done: int
+    current_board: int | None
+    card: str
+    message: str
+    instruction: str
+    image_crc: int | None  # CRC-32 of the picture: changes when a new one arrives
+    updated_at: datetime
+
+
+def _record(job: DealingJob) -> JobRecord:
+    return JobRecord(job.id, job.deal_set_id, job.machine, job.state, job.command,
+                     job.boards_total, job.boards_done, job.cards_done, job.current_board,
+                     job.card or "", job.message, job.instruction,
+                     None if job.image is None else zlib.crc32(job.image), job.updated_at)
 
 
 def create(store: Store, deal_set_id: int, machine: str = "emulator") -> int:
@@ -47,6 +81,7 @@ def create(store: Store, deal_set_id: int, machine: str = "emulator") -> int:
 
 
 def command(store: Store, job_id: int, what: str) -> None:
+    """The director's command for the rig to take (pause, resume or abort)."""
     if what not in COMMANDS:
         raise BoardwrightError(f"unknown command {what!r} (pause, resume or abort)")
     with store.write() as s:
@@ -58,70 +93,42 @@ def command(store: Store, job_id: int, what: str) -> None:
         job.command = what
 
 
-def update(store: Store, job_id: int, **values: Any) -> str:
-    """Write progress; returns the pending command (and clears it)."""
-    with store.write() as s:
-        job = s.get(DealingJob, job_id)
-        if job is None:
-            raise BoardwrightError(f"there is no dealing job {job_id}")
-        for k, v in values.items():
-            setattr(job, k, v)
-        job.updated_at = datetime.now(UTC)
-        pending, job.command = job.command, ""
-        return pending
-
-
-def status(store: Store, job_id: int) -> dict[str, Any]:
+def get(store: Store, job_id: int) -> JobRecord:
     with store.read() as s:
         job = s.get(DealingJob, job_id)
         if job is None:
             raise BoardwrightError(f"there is no dealing job {job_id}")
-        return {"id": job.id, "deal_set_id": job.deal_set_id, "machine": job.machine,
-                "state": job.state, "command": job.command, "boards_total": job.boards_total,
-                "boards_done": job.boards_done, "cards_done": job.cards_done,
-                "current_board": job.current_board, "message": job.message,
-                "instruction": job.instruction, "has_image": job.image is not None,
-                # Changes when a new picture arrives: the page reloads the picture then only.
-                "image_version": None if job.image is None else f"{zlib.crc32(job.image):08x}",
-                "updated_at": job.updated_at.isoformat()}
+        return _record(job)
+
+
+def jobs(store: Store) -> list[JobRecord]:
+    """The newest 50 jobs, newest first."""
+    with store.read() as s:
+        rows = s.scalars(select(DealingJob).order_by(DealingJob.id.desc()).limit(50))
+        return [_record(j) for j in rows]
 
 
 def image(store: Store, job_id: int) -> bytes | None:
-    """The camera's latest picture of a job (PNG or JPEG bytes), ``None`` if none yet."""
+    """The camera's latest picture of a job (the bytes the rig sent), ``None`` if none yet."""
     with store.read() as s:
         job = s.get(DealingJob, job_id)
         return None if job is None else job.image
 
 
-def image_type(data: bytes) -> str:
-    """The MIME type of a stored picture, from its signature.
-
-    >>> image_type(b"\\xff\\xd8\\xff\\xe0...") , image_type(b"\\x89PNG\\r\\n\\x1a\\n...")
-    ('image/jpeg', 'image/png')
-    """
-    for sig, mime in _SIGNATURES.items():
-        if data.startswith(sig):
-            return mime
-    raise BoardwrightError("a camera picture must be PNG or JPEG")
-
-
 def set_image(store: Store, job_id: int, data: bytes) -> None:
-    """Keep ``data`` (PNG or JPEG, at most :data:`MAX_IMAGE` bytes) as the job's picture.
+    """Keep ``data`` (at most :data:`MAX_IMAGE` bytes) as the job's picture.
 
-    The rig calls this from its picture thread, a couple of times a second;
-    it writes the one column only, so it never takes a pending command from
-    the runner (as :func:`update` does). The encoding happens in the rig: the
-    store only keeps bytes.
+    It writes the one column only, so it never takes a pending command. The
+    encoding happens in the rig; the store keeps bytes.
 
     >>> from dealer.store import Store
     >>> from dealer.generate import random_dealset
     >>> with Store.open("sqlite://") as st:
     ...     job = create(st, st.save(random_dealset([1])))
     ...     set_image(st, job, b"\\x89PNG\\r\\n\\x1a\\n" + bytes(8))
-    ...     status(st, job)["has_image"], len(image(st, job))
+    ...     get(st, job).image_crc is not None, len(image(st, job))
     (True, 16)
     """
-    image_type(data)
     if len(data) > MAX_IMAGE:
         raise BoardwrightError(f"a camera picture of {len(data)} bytes is too big "
                                f"(at most {MAX_IMAGE})")
@@ -132,52 +139,44 @@ def set_image(store: Store, job_id: int, data: bytes) -> None:
             raise BoardwrightError(f"there is no dealing job {job_id}")
 
 
-def jobs(store: Store) -> list[dict[str, Any]]:
-    with store.read() as s:
-        ids = list(s.scalars(select(DealingJob.id).order_by(DealingJob.id.desc()).limit(50)))
-    return [status(store, i) for i in ids]
+class StoreJobLink:
+    """The :class:`~dealer.rig_ports.JobLink` of job ``job_id``: its row in the store."""
 
+    def __init__(self, store: Store, job_id: int) -> None:
+        get(store, job_id)  # no such job: say so before dealing starts
+        self.store = store
+        self.job_id = job_id
 
-def rig_progress(store: Store, deal_set_id: int, after_run: int = 0,
-                 mode: str = "deal") -> dict[str, Any] | None:
-    """Progress of the rig's newest run of a set in ``mode``, read from its journal.
+    def publish(self, status: JobStatus) -> None:
+        with self.store.write() as s:
+            s.execute(sa_update(DealingJob).where(DealingJob.id == self.job_id).values(
+                state=str(status.state), boards_total=status.boards_total,
+                boards_done=status.boards_done, cards_done=status.cards_done,
+                current_board=status.current_board, card=status.card[:40],
+                message=status.message[:300], instruction=status.instruction[:300],
+                updated_at=datetime.now(UTC)))
 
-    The rig (``boardwright deal``) journals every card it routes and every
-    board it finishes (:mod:`dealer.store.journal`); the panel only reads.
-    Only runs of ``mode`` count (``deal``, or a scan mode: ``verify``,
-    ``record``, ``play``): a verification of the same set started meanwhile
-    is a run of its own and must not pass for the dealing's progress.
-    ``None`` until a run of that mode newer than ``after_run`` exists.
-    """
-    from sqlalchemy import func
-
-    from dealer.store.journal import DealingRun, JournalRow
-
-    with store.read() as s:
-        run = s.scalars(select(DealingRun).where(DealingRun.deal_set_id == deal_set_id,
-                                                 DealingRun.mode == mode,
-                                                 DealingRun.id > after_run)
-                        .order_by(DealingRun.id.desc()).limit(1)).first()
-        if run is None:
+    def command(self) -> Command | None:
+        # Polled a few times a second: a read, and a write only when there is a command.
+        with self.store.read() as s:
+            pending = s.scalar(select(DealingJob.command).where(DealingJob.id == self.job_id))
+        if not pending:
             return None
-        counts = dict(s.execute(
-            select(JournalRow.kind, func.count()).where(
-                JournalRow.run_id == run.id,
-                (JournalRow.kind != "drop") | JournalRow.pocket.is_not(None))
-            .group_by(JournalRow.kind)).all())
-        slot = s.scalars(select(JournalRow.slot).where(
-            JournalRow.run_id == run.id, JournalRow.kind == "board")
-            .order_by(JournalRow.id.desc()).limit(1)).first()
-        return {"run_id": run.id, "state": run.state, "boards_done": counts.get("done", 0),
-                "cards_done": counts.get("drop", 0),
-                "current_slot": None if slot is None else int(slot)}
+        with self.store.write() as s:  # taken once, even if the panel writes meanwhile
+            taken = s.execute(sa_update(DealingJob).where(DealingJob.id == self.job_id,
+                                                          DealingJob.command == pending)
+                              .values(command=""))
+            if not taken.rowcount:  # type: ignore[attr-defined]
+                return None  # replaced by a newer command: the next poll takes that one
+        return Command(pending) if pending in COMMANDS else None
 
+    def picture(self, data: bytes) -> None:
+        set_image(self.store, self.job_id, data)
 
-def newest_run(store: Store) -> int:
-    """The id of the newest rig run (0 if none), to tell a new run from old ones."""
-    from sqlalchemy import func
-
-    from dealer.store.journal import DealingRun
-
-    with store.read() as s:
-        return int(s.scalar(select(func.max(DealingRun.id))) or 0)
+    def fail(self, message: str) -> None:
+        """The rig could not go on: say why, keeping the progress published so far."""
+        with self.store.write() as s:
+            s.execute(sa_update(DealingJob).where(DealingJob.id == self.job_id).values(
+                state=str(JobState.ERROR), message=message[:300],
+                instruction="see the rig's log; dealing the set again resumes from its journal",
+                updated_at=datetime.now(UTC)))

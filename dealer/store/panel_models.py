@@ -177,7 +177,11 @@ class Pad(Base):
 
 
 class DealingJob(Base):
-    """A dealing session as the panel sees it; the rig (or an emulator) updates it."""
+    """A dealing job: the panel creates it and writes its command; the rig writes the rest.
+
+    The one status channel between them (``dealer.rig_ports.JobLink``); states
+    and commands are the values of ``JobState`` and ``Command`` there.
+    """
 
     __tablename__ = "dealing_jobs"
 
@@ -192,5 +196,6 @@ class DealingJob(Base):
     current_board: Mapped[int | None] = mapped_column(Integer, nullable=True)
     message: Mapped[str] = mapped_column(String(300), default="")
     instruction: Mapped[str] = mapped_column(String(300), default="")
-    image: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)  # last card, PNG
+    card: Mapped[str] = mapped_column(String(40), default="", server_default="")  # "♠A → North"
+    image: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)  # last card, JPEG
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)

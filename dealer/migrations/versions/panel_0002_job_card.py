@@ -1,0 +1,27 @@
+"""panel: the card a dealing job last saw at the gate, published by the rig.
+
+Revision ID: panel_0002
+Revises: dd_0001
+Create Date: 2026-11-23
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "panel_0002"
+down_revision: str | None = "dd_0001"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("dealing_jobs", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("card", sa.String(length=40), nullable=False,
+                                      server_default=""))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("dealing_jobs", schema=None) as batch_op:
+        batch_op.drop_column("card")
