@@ -409,9 +409,9 @@ def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
         hands = default_hands(session, seed)
     with Emulator.start(pty=True, seed=seed, time_scale=time_scale, heartbeat=0.05,
                         faults=faults, boot_time=1.0) as emu:
+        cam = make_camera(camera, emu)
         if on_emulator is not None:
             on_emulator(emu)
-        cam = make_camera(camera, emu)
         op = EmulatedOperator(emu, cam, scenario, hands=hands)
         with Machine.open(emu.url, rto=0.02, link_timeout=0.5) as m:
             rig = Rig(m, cam, session, op, display=display or Display(quiet=quiet),

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
+from dealer import session_notices as say
 from dealer.rig_report import ROUTINE
 from dealer.session import GateKey, Journal, Sighting
 from dealer.session_notices import Notice
@@ -194,7 +195,7 @@ class JobChannel:
             state = JobState.ERROR
         else:
             state = JobState.RUNNING
-        notice = s.instruction
+        notice = say.paused() if state is JobState.PAUSED else s.instruction
         if notice is not None and not notice.stop and notice.code in ROUTINE:
             notice = None  # routine steps are progress, not news
         which, _ = s.progress()

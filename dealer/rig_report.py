@@ -5,7 +5,8 @@ notice groups the rig and the simulated operator act on (:data:`CONTINUE`,
 :data:`ROUTINE`, :data:`DONE`), :class:`RigError`, the run's
 :class:`RigReport` with its one-line :func:`summary`, and the live console
 :class:`Display`. Moved here from ``rig.py`` so the adapters can use them
-without importing the rig.
+without importing the rig. The console is for people only: a program that
+follows a job reads its row in the store (``dealer.rig_ports.JobLink``).
 
 >>> r = RigReport(boards_total=2, boards_done=2, cards=104, seconds=30.0,
 ...               decision_ms=[1.0, 2.0, 3.0])
@@ -78,12 +79,13 @@ class Display:
         self._shown = 0.0
 
     def notice(self, n: Notice) -> None:
-        # Routine steps only show in the status line; problems get a line of their own.
+        # Routine steps only show in the status line; problems get a line of their own,
+        # written for the person at the terminal. No program reads these lines: the job's
+        # status goes through its JobLink (dealer.rig_ports) to the store.
         if self.quiet or n.code in ROUTINE:
             return
-        mark = "!" if n.stop else "·"
         self._clear()
-        print(f"{mark} {n}", file=self.out, flush=True)
+        print(f"STOP: {n}" if n.stop else str(n), file=self.out, flush=True)
 
     def progress(self, rig: Any, force: bool = False) -> None:
         # ``rig``: the running rig (its ``session`` and start time ``_t0``); duck

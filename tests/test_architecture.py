@@ -266,3 +266,61 @@ def test_nothing_outside_the_store_reaches_into_its_privates() -> None:
         problems += private_reaches(path.read_text(encoding="utf-8"), rel, names,
                                     skip_class="Store" if path == STORE_MODULE else None)
     assert problems == [], "\n".join(problems)
+
+# --------------------------------------------------------------------------- process channels
+# Between processes, a dealing job has one channel: its row in the store (JobLink, see
+# dealer/rig_ports.py). No program reads another's output, and none is paused by a signal:
+# a paused host with a running machine would keep feeding cards (issue 17).
+_OUTPUT_READERS = frozenset({"check_output", "getoutput", "getstatusoutput", "communicate",
+                             "popen"})
+_SIGNALS = frozenset({"kill", "killpg", "pidfd_send_signal", "send_signal", "SIGSTOP",
+                      "SIGCONT", "SIGTSTP"})
+
+
+def channel_violations(source: str, filename: str = "<src>") -> list[str]:
+    """Reading a child's output, or signalling a process, in one file."""
+    out = []
+    for node in ast.walk(ast.parse(source, filename)):
+        where = f"{filename}:{getattr(node, 'lineno', 0)}"
+        if isinstance(node, ast.Attribute):
+            if node.attr == "PIPE" or node.attr in _OUTPUT_READERS:
+                out.append(f"{where}: reads another process's output ({node.attr}); "
+                           "publish through the job's row (JobLink) instead")
+            elif node.attr == "stdout" and not (isinstance(node.value, ast.Name)
+                                                and node.value.id == "sys"):
+                out.append(f"{where}: reads another process's stdout")
+            elif node.attr in _SIGNALS:
+                out.append(f"{where}: signals a process ({node.attr}); send the job a command "
+                           "through its row, which the rig carries out with the machine's PAUSE")
+        elif isinstance(node, ast.keyword) and node.arg == "capture_output":
+            out.append(f"{where}: captures another process's output")
+        elif isinstance(node, ast.ImportFrom) and node.module in ("os", "signal", "subprocess"):
+            bad = [a.name for a in node.names if a.name in _SIGNALS | _OUTPUT_READERS]
+            if bad:
+                out.append(f"{where}: imports {', '.join(bad)}")
+    return out
+
+
+def test_the_channel_scanner_catches_output_parsing_and_signals() -> None:
+    assert channel_violations("import subprocess\nsubprocess.Popen(c, stdout=subprocess.PIPE)")
+    assert channel_violations("for line in proc.stdout:\n    pass")
+    assert channel_violations("subprocess.run(c, capture_output=True)")
+    assert channel_violations("out = subprocess.check_output(c)")
+    assert channel_violations("import os, signal\nos.killpg(pid, signal.SIGSTOP)")
+    assert channel_violations("os.kill(pid, 19)")
+    assert channel_violations("proc.send_signal(s)")
+    assert channel_violations("from os import kill")
+    assert not channel_violations("import sys\nprint('x', file=sys.stdout)")
+    assert not channel_violations("subprocess.Popen(c, stdin=subprocess.DEVNULL, stdout=log)")
+
+
+def test_no_output_parsing_or_signals_between_processes() -> None:
+    problems = []
+    files = _sources() + [(RIG, ROOT / f"{RIG}.py")]
+    for _, path in files:
+        problems += channel_violations(path.read_text(encoding="utf-8"),
+                                       str(path.relative_to(ROOT)))
+    assert problems == [], "\n".join(problems)
+    # The runners that did so are gone for good.
+    assert not (ROOT / "webpanel" / "rigrunner.py").exists()
+    assert not (ROOT / "webpanel" / "runner.py").exists()

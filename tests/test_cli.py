@@ -209,6 +209,13 @@ def test_demo_runs_the_tour(tmp_path: Path, instance: dict[str, str]) -> None:
     # every file the demo wrote holds the same 36 deals
     deals = {name: formats.read(demo / f"demo.{name}").deals for name in written}
     assert len({tuple(d) for d in deals.values()}) == 1
+    # The demo's dealing is a job on the panel's Dealing page, published by the rig.
+    with sqlite3.connect(db) as conn:
+        jobs = conn.execute("SELECT state, boards_done, cards_done, message FROM dealing_jobs"
+                            ).fetchall()
+    assert [j[:3] for j in jobs] == [("done", 36, 36 * 52)], jobs
+    assert "all 36 boards are dealt and checked" in jobs[0][3]
+    assert re.search(r"^dealing job 1 \(the panel's Dealing page shows it", p.stdout, re.M)
 
 
 def test_a_sealed_set_shows_no_hands(tmp_path: Path, instance: dict[str, str]) -> None:

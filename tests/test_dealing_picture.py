@@ -1,6 +1,6 @@
 """The dealing page's camera picture: the rig's PictureFeed (real OpenCV, a real thread),
-the store's picture column, the panel's picture route and page, the rig run from the panel
-(a real child process), and the dealing progress read only from the dealing runs."""
+the store's picture column, the panel's picture route and page, and the rig run from the
+panel (a real child process) publishing its status and picture in the job's row."""
 
 from __future__ import annotations
 
@@ -16,11 +16,10 @@ import rig
 from dealer.cli import main
 from dealer.errors import BoardwrightError
 from dealer.generate import random_dealset
-from dealer.session import Entry
 from dealer.store import Store, dealing
-from dealer.store.journal import JournalStore
-from webpanel import rigrunner
+from webpanel import rig_process
 from webpanel.db import store as panel_store
+from webpanel.dealing import image_type
 
 
 def _frame(value: int, w: int = 640, h: int = 480) -> np.ndarray:
@@ -121,54 +120,34 @@ def test_a_failing_picture_store_never_stops_the_feed() -> None:
 
 
 # --------------------------------------------------------------------------- the store
-def test_store_keeps_the_picture_without_taking_the_runners_command(tmp_path: Path) -> None:
-    with Store.open(f"sqlite:///{tmp_path / 'p.sqlite'}") as st:
+def test_store_keeps_the_picture_without_taking_the_rigs_command(tmp_path: Path) -> None:
+    app = make_app(f"sqlite:///{tmp_path / 'p.sqlite'}")
+    client = app.test_client()
+    director(client)
+    with app.app_context():
+        st = panel_store()
         job = dealing.create(st, st.save(random_dealset([1, 2])), machine="rig")
-        assert dealing.status(st, job)["image_version"] is None
+        assert dealing.get(st, job).image_crc is None
         dealing.command(st, job, "pause")
         jpeg = cv2.imencode(".jpg", _frame(9))[1].tobytes()
         dealing.set_image(st, job, jpeg)
-        st1 = dealing.status(st, job)
-        assert st1["has_image"] and st1["command"] == "pause"  # still there for the runner
-        assert dealing.image(st, job) == jpeg and dealing.image_type(jpeg) == "image/jpeg"
+        st1 = dealing.get(st, job)
+        assert st1.image_crc is not None and st1.command == "pause"  # still there for the rig
+        assert dealing.image(st, job) == jpeg and image_type(jpeg) == "image/jpeg"
         png = cv2.imencode(".png", _frame(9))[1].tobytes()
         dealing.set_image(st, job, png)
-        assert dealing.status(st, job)["image_version"] != st1["image_version"]
-        with pytest.raises(BoardwrightError, match="PNG or JPEG"):
-            dealing.set_image(st, job, b"<script>alert(1)</script>")
+        assert dealing.get(st, job).image_crc != st1.image_crc
         with pytest.raises(BoardwrightError, match="too big"):
             dealing.set_image(st, job, jpeg + bytes(dealing.MAX_IMAGE))
         with pytest.raises(BoardwrightError, match="no dealing job 99"):
             dealing.set_image(st, 99, jpeg)
         assert dealing.image(st, job) == png  # refused pictures changed nothing
-
-
-def test_progress_reads_the_dealing_run_not_a_later_verification(tmp_path: Path) -> None:
-    with Store.open(f"sqlite:///{tmp_path / 'r.sqlite'}") as st:
-        set_id = st.save(random_dealset([1, 2, 3]))
-        before = dealing.newest_run(st)
-        runs = JournalStore(st.engine)
-        deal = runs.create_run(set_id, "deal", {"copies": 1})
-        j = runs.journal(deal)
-        j.append(Entry("board", 0))
-        for g in range(1, 53):
-            j.append(Entry("drop", 0, 1, g, g - 1, (g - 1) % 4))
-        j.append(Entry("done", 0))
-        j.append(Entry("board", 1))
-        for g in range(53, 63):
-            j.append(Entry("drop", 1, 1, g, g - 53, 0))
-        # Someone verifies the same set meanwhile: a newer run, a different mode.
-        verify = runs.create_run(set_id, "verify", {})
-        v = runs.journal(verify)
-        v.append(Entry("board", 2))
-        for g in range(1, 4):
-            v.append(Entry("drop", 2, 2, g, g, 1))
-        prog = dealing.rig_progress(st, set_id, before)
-        assert prog is not None and prog["run_id"] == deal
-        assert (prog["boards_done"], prog["cards_done"], prog["current_slot"]) == (1, 62, 1)
-        vprog = dealing.rig_progress(st, set_id, before, mode="verify")
-        assert vprog is not None and (vprog["run_id"], vprog["cards_done"]) == (verify, 3)
-        assert dealing.rig_progress(st, set_id, verify) is None  # no deal run after it
+        r = client.get(f"/dealing/{job}/image")
+        assert r.status_code == 200 and r.mimetype == "image/png"
+        # Bytes that are not PNG or JPEG are kept by the store but never served as a picture.
+        dealing.set_image(st, job, b"<script>alert(1)</script>")
+        assert image_type(b"<script>alert(1)</script>") is None
+        assert client.get(f"/dealing/{job}/image").status_code == 404
 
 
 # --------------------------------------------------------------------------- the rig
@@ -206,21 +185,23 @@ def test_cli_names_an_unknown_panel_job(tmp_path: Path, capsys) -> None:
 
 # --------------------------------------------------------------------------- the panel
 def test_panel_runs_the_rig_and_shows_its_picture(tmp_path: Path) -> None:
-    app = make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}", DEALING_RUNNER="rig",
-                   RIG_TIME_SCALE=0.02, RIG_FAULTS="unreadable@2")
+    app = make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}", RIG_TIME_SCALE=0.02,
+                   RIG_FAULTS="unreadable@2")
     client = app.test_client()
     director(client)
     with app.app_context():
         st = panel_store()
-        job = dealing.create(st, st.save(random_dealset([1, 2]), name="pics"), machine="rig")
+        job = dealing.create(st, st.save(random_dealset([1, 2]), name="pics"), machine="emulator")
         page = client.get(f"/dealing/{job}").get_data(as_text=True)
         assert "No camera picture" in page and "data-bw-nocamera >" in page
         assert client.get(f"/dealing/{job}/image").status_code == 404
-        watcher = rigrunner.start(st, job, app.config)
-        watcher.join(timeout=90)
-        assert not watcher.is_alive()
+        proc = rig_process.launch(st, job, app.config, tmp_path / "logs")
+        assert proc.wait(timeout=120) == 0, (tmp_path / "logs" / f"dealing-job-{job}.log"
+                                             ).read_text()
         status = client.get(f"/dealing/{job}/status.json").get_json()
     assert status["state"] == "done", status
+    assert (status["boards_done"], status["cards_done"]) == (2, 104)
+    assert " → " in status["card"]  # the last card at the gate and where it went
     assert status["has_image"] and status["image_version"]
     r = client.get(f"/dealing/{job}/image?v={status['image_version']}")
     assert r.status_code == 200 and r.mimetype == "image/jpeg"

@@ -17,7 +17,7 @@ PASSWORD = "correct horse battery"
 
 def make_app(db_url: str, **extra: Any) -> Flask:
     cfg = {"TESTING": True, "DATABASE_URL": db_url, "SECRET_KEY": "test-secret",
-           "SESSION_COOKIE_SECURE": False, "DEALING_CARD_SECONDS": 0.002}
+           "SESSION_COOKIE_SECURE": False, "RIG_TIME_SCALE": 0.02}
     cfg.update(extra)
     return create_app(cfg)
 

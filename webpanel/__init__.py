@@ -50,7 +50,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         LOGIN_LIMIT=5,             # failed logins per client ...
         LOGIN_WINDOW_MINUTES=15,   # ... in this many minutes
         MAX_CONTENT_LENGTH=4 * 1024 * 1024,
-        DEALING_RUNNER="emulator",
+        RIG_MACHINE="emulator",  # where the rig deals: a pyserial URL, or the emulator
+        RIG_CAMERA="emulator",
+        RIG_TIME_SCALE=0.05,     # the emulator's pace (1.0: a real machine's)
     )
     if test_config is None:
         app.config.from_pyfile("webpanel.cfg", silent=True)

@@ -16,8 +16,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=5000)
     p.add_argument("--database", help="database URL (default: the instance folder's SQLite)")
-    p.add_argument("--runner", choices=("rig", "emulator"), default="rig",
-                   help="who deals: the rig (boardwright deal) or the panel's own emulator")
+    p.add_argument("--machine", default="emulator",
+                   help="the dealing machine the rig deals on: a pyserial URL (/dev/ttyACM0, "
+                   "socket://host:port) or 'emulator' (the default)")
+    p.add_argument("--camera", default="emulator",
+                   help="the rig's camera: 'emulator' (the default, with --machine emulator) "
+                   "or a camera source such as camera:0")
     p.add_argument("--demo", action="store_true",
                    help="(re)set the password of the director 'demo' and print it")
     p.set_defaults(func=run)
@@ -31,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     # Plain http on this machine only: a Secure cookie would never come back over http.
     local = args.host in ("127.0.0.1", "localhost", "::1")
     app = create_app({"DATABASE_URL": args.database, "SESSION_COOKIE_SECURE": not local,
-                      "DEALING_RUNNER": args.runner})
+                      "RIG_MACHINE": args.machine, "RIG_CAMERA": args.camera})
     if args.demo:
         password = secrets.token_urlsafe(9)
         with app.app_context():

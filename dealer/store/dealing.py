@@ -101,6 +101,23 @@ def get(store: Store, job_id: int) -> JobRecord:
         return _record(job)
 
 
+def ended(store: Store, job_id: int, message: str) -> bool:
+    """The rig's process is gone: a job it left queued or running becomes an error.
+
+    A job the rig finished, aborted or marked as failed is left alone. True if
+    the row was changed.
+    """
+    with store._write() as s:
+        done = s.execute(sa_update(DealingJob).where(
+            DealingJob.id == job_id,
+            DealingJob.state.in_([str(JobState.QUEUED), str(JobState.RUNNING),
+                                  str(JobState.PAUSED)]))
+            .values(state=str(JobState.ERROR), message=message[:300],
+                    instruction="dealing the set again resumes from its journal",
+                    updated_at=datetime.now(UTC)))
+        return bool(done.rowcount)  # type: ignore[attr-defined]
+
+
 def jobs(store: Store) -> list[JobRecord]:
     """The newest 50 jobs, newest first."""
     with store.read() as s:

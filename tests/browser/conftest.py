@@ -30,8 +30,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, obje
     from werkzeug.serving import make_server
 
     db = tmp_path_factory.mktemp("panel") / "bw.sqlite"
-    app = make_app(f"sqlite:///{db}", TESTING=False, DEALING_CARD_SECONDS=0.004,
-                   DEALING_FAULT=(2, 10), RIG_TIME_SCALE=0.02)
+    app = make_app(f"sqlite:///{db}", TESTING=False, RIG_TIME_SCALE=0.02)
     srv = make_server("127.0.0.1", 0, app, threaded=True)
     t = threading.Thread(target=srv.serve_forever, daemon=True)
     t.start()

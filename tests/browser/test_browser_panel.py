@@ -64,7 +64,6 @@ def test_director_creates_an_event_and_deals_on_the_emulated_machine(server, bro
     assert page.locator(".paircard").count() == 6          # 3 NS + 3 EW pairs
     shot(page, "01-event-created")
     # The first job runs on the rig (`boardwright deal`: the emulated machine and camera).
-    app.config["DEALING_RUNNER"] = "rig"
     app.config["RIG_FAULTS"] = "unreadable@6"  # the camera's picture of it stays on the page
     page.click("text=Deal the boards")
     assert "the rig" in page.inner_text("main")
@@ -79,16 +78,17 @@ def test_director_creates_an_event_and_deals_on_the_emulated_machine(server, bro
     expect(page.locator("[data-bw-nocamera]")).to_be_hidden()
     page.wait_for_function("document.querySelector('[data-bw-camera]').naturalWidth >= 320")
     shot(page, "02-dealing-on-the-rig-done")
+    assert " → " in page.inner_text("[data-bw-field=card]")  # the last card and its pocket
     app.config.pop("RIG_FAULTS")
-    # The panel's own emulator shows an unreadable card and the instruction, then resumes.
-    app.config["DEALING_RUNNER"] = "emulator"
+    # A second job, paused at once: the rig takes the pause from the job's row when it
+    # starts, sends PAUSE to the machine, and says so on the page; Resume goes on.
     page.goto(start_url)
     page.click("#start-dealing")
-    # The emulated camera fails once on board 2: the page shows the error and what to do.
-    expect(page.locator("[data-bw-field=state]")).to_have_text("error", timeout=20_000)
-    assert "could not read the card" in page.inner_text("[data-bw-field=message]")
+    page.click("#cmd-pause")
+    expect(page.locator("[data-bw-field=state]")).to_have_text("paused", timeout=30_000)
+    assert "paused by the director" in page.inner_text("[data-bw-field=message]")
     assert "press Resume" in page.inner_text("[data-bw-field=instruction]")
-    shot(page, "03-dealing-error")
+    shot(page, "03-dealing-paused")
     page.click("#cmd-resume")
     expect(page.locator("[data-bw-field=state]")).to_have_text("done", timeout=30_000)
     assert page.inner_text("[data-bw-field=boards_done]") == "6"
@@ -98,8 +98,7 @@ def test_director_creates_an_event_and_deals_on_the_emulated_machine(server, bro
     page.goto(start_url)
     page.click("#start-dealing")
     page.click("#cmd-pause")
-    expect(page.locator("[data-bw-field=state]")).to_have_text(re.compile("paused|error"),
-                                                               timeout=20_000)
+    expect(page.locator("[data-bw-field=state]")).to_have_text("paused", timeout=30_000)
     page.click("#cmd-abort")
     expect(page.locator("[data-bw-field=state]")).to_have_text("aborted", timeout=20_000)
     ctx.close()

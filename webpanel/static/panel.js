@@ -28,7 +28,7 @@ if (dealing) {
       for (const [k, v] of Object.entries(st)) {
         const el = dealing.querySelector(`[data-bw-field="${k}"]`);
         if (!el) continue;
-        el.textContent = v === null ? "–" : v;
+        el.textContent = v === null || (k === "card" && !v) ? "–" : v;
         if (k === "message" || k === "instruction") el.hidden = !v;
       }
       dealing.dataset.state = st.state;
