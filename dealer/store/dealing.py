@@ -107,7 +107,7 @@ def ended(store: Store, job_id: int, message: str) -> bool:
     A job the rig finished, aborted or marked as failed is left alone. True if
     the row was changed.
     """
-    with store._write() as s:
+    with store.write() as s:
         done = s.execute(sa_update(DealingJob).where(
             DealingJob.id == job_id,
             DealingJob.state.in_([str(JobState.QUEUED), str(JobState.RUNNING),
