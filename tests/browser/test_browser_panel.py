@@ -90,7 +90,7 @@ def test_director_creates_an_event_and_deals_on_the_emulated_machine(server, bro
     assert "press Resume" in page.inner_text("[data-bw-field=instruction]")
     shot(page, "03-dealing-paused")
     page.click("#cmd-resume")
-    expect(page.locator("[data-bw-field=state]")).to_have_text("done", timeout=30_000)
+    expect(page.locator("[data-bw-field=state]")).to_have_text("done", timeout=90_000)
     assert page.inner_text("[data-bw-field=boards_done]") == "6"
     assert not page.is_visible("#cmd-pause")  # a finished job has nothing to pause
     shot(page, "03b-dealing-done")
