@@ -118,12 +118,12 @@ class Constraints:
         fixed = np.full(52, -1, dtype=np.int8)
         for seat, hand in self.predeal.items():
             if len(hand) > 13:
-                raise ConstraintError(f"{seat.name.title()} is predealt {len(hand)} cards, more than 13")
+                raise ConstraintError(f"{seat.title} is predealt {len(hand)} cards, more than 13")
             for card in hand.cards:
                 if fixed[card] >= 0:
                     raise ConstraintError(
-                        f"{card.symbol} is predealt to both {Seat(int(fixed[card])).name.title()} "
-                        f"and {seat.name.title()}")
+                        f"{card.symbol} is predealt to both {Seat(int(fixed[card])).title} "
+                        f"and {seat.title}")
                 fixed[card] = seat
         return fixed
 
@@ -151,7 +151,7 @@ class Constraints:
             hcp_lo[seat] = max(hcp_lo[seat], hand.hcp)
             for suit in Suit:
                 len_lo[seat][suit] = max(len_lo[seat][suit], hand.suit_length(suit))
-        names = [s.name.title() for s in Seat]
+        names = [s.title for s in Seat]
         for s in range(4):
             if hcp_lo[s] > hcp_hi[s]:
                 raise ConstraintError(

@@ -77,9 +77,9 @@ def _curtain(c: object, board: Board, seat: Seat, x: float, y: float, w: float, 
     c.setFillColorRGB(0, 0, 0)  # type: ignore[attr-defined]
     c.setFont(FONT_BOLD, 15)  # type: ignore[attr-defined]
     c.drawString(x + 10, top - 22, f"Board {board.number}")  # type: ignore[attr-defined]
-    c.drawRightString(x + w - 10, top - 22, seat.name.title())  # type: ignore[attr-defined]
+    c.drawRightString(x + w - 10, top - 22, seat.title)  # type: ignore[attr-defined]
     c.setFont(FONT, 9)  # type: ignore[attr-defined]
-    dealer = board.dealer.name.title() if board.dealer is not None else "?"
+    dealer = board.dealer.title if board.dealer is not None else "?"
     c.drawString(x + 10, top - 36, f"Dealer {dealer}   Vul {vul_text(board)}")  # type: ignore[attr-defined]
     hand = board.deal[seat]  # type: ignore[index]
     c.setFont(FONT, 9)  # type: ignore[attr-defined]

@@ -112,7 +112,7 @@ class Deal:
             clash = seen & m
             if clash:
                 card = Card((clash & -clash).bit_length() - 1)
-                raise DealError(f"{card.symbol} is in two hands ({seat.name.title()} and another)")
+                raise DealError(f"{card.symbol} is in two hands ({seat.title} and another)")
             seen |= m
         if self._bits >> 208:
             raise DealError("deal encoding has bits beyond the four hands")
@@ -123,7 +123,7 @@ class Deal:
             if n != 13:
                 missing = [Card(i).symbol for i in range(52) if not seen >> i & 1]
                 extra = f"; missing {' '.join(missing)}" if missing else ""
-                raise DealError(f"{seat.name.title()} has {n} cards, not 13{extra}")
+                raise DealError(f"{seat.title} has {n} cards, not 13{extra}")
 
     @classmethod
     def from_pbn(cls, text: str, *, partial: bool = False) -> Deal:

@@ -60,7 +60,7 @@ def _compass(hcp: dict[Seat, str]) -> list[str]:
 
 def heading(board: Board) -> list[str]:
     """The board's three corner lines: number, dealer, vulnerability."""
-    dealer = board.dealer.name.title() if board.dealer is not None else "?"
+    dealer = board.dealer.title if board.dealer is not None else "?"
     vul = _VUL_TEXT.get(board.vulnerability, "?") if board.vulnerability is not None else "?"
     return [f"Board {board.number}", f"Dealer {dealer}", f"Vul {vul}"]
 

@@ -136,7 +136,7 @@ def _chicago(setup: dict[str, Any], entries: list[dict[str, Any]]) -> PadView:
     v.over = g.is_over
     if not g.is_over:
         n = g.next_deal
-        v.state = {"deal": n, "dealer": g.dealer(n).name.title(),
+        v.state = {"deal": n, "dealer": g.dealer(n).title,
                    "vulnerability": g.vulnerability(n).value}
     return v
 

@@ -45,8 +45,6 @@ from dealer.errors import BoardwrightError
 from dealer.hand import Hand
 from dealer.seats import Seat
 
-_SEAT_NAMES = ("North", "East", "South", "West")
-
 
 class PlayError(BoardwrightError, ValueError):
     """A card cannot be played now; the message names the trick, card and reason."""
@@ -114,7 +112,7 @@ class Revoke:
 
     def __str__(self) -> str:
         held = " ".join(c.symbol for c in self.held)
-        return (f"trick {self.trick}: {_SEAT_NAMES[self.seat]} played {self.card.symbol} "
+        return (f"trick {self.trick}: {self.seat.title} played {self.card.symbol} "
                 f"to a {self.suit_led.symbol} lead while holding {held}")
 
 
@@ -234,11 +232,11 @@ class Play:
         if card not in held:
             if self.deal.owner(card) is None and self.deal.partial:
                 return None  # unknown hand in a partial deal: accept and trust
-            return f"{card} is not in {_SEAT_NAMES[seat]}'s hand"
+            return f"{card} is not in {seat.title}'s hand"
         led = self.current.suit_led
         if self.enforce and led is not None and card.suit != led and held.suit_length(led):
             suit_cards = " ".join(str(c) for c in held.cards if c.suit == led)
-            return f"{card} does not follow suit: {_SEAT_NAMES[seat]} must play {led.symbol} ({suit_cards})"
+            return f"{card} does not follow suit: {seat.title} must play {led.symbol} ({suit_cards})"
         return None
 
     def play(self, card: Card | str, seat: Seat | str | None = None) -> Card:

@@ -259,7 +259,7 @@ def draw_board(c: object, board: Board, x: float, top: float, w: float,
     c.setFont(FONT_BOLD, 12)  # type: ignore[attr-defined]
     c.drawString(x, top - 12, f"Board {board.number}")  # type: ignore[attr-defined]
     c.setFont(FONT, 8.5)  # type: ignore[attr-defined]
-    dealer = board.dealer.name.title() if board.dealer is not None else "?"
+    dealer = board.dealer.title if board.dealer is not None else "?"
     c.drawString(x, top - 24, f"Dealer {dealer}")  # type: ignore[attr-defined]
     c.drawString(x, top - 35, f"Vul {vul_text(board)}")  # type: ignore[attr-defined]
     deal = board.deal
@@ -349,7 +349,7 @@ def _hand_html(hand: Hand) -> str:
 
 def board_html(board: Board, result: tuple[object, object] | None = None) -> str:
     """One board's diagram as an HTML fragment (for the panel)."""
-    dealer = board.dealer.name.title() if board.dealer is not None else "?"
+    dealer = board.dealer.title if board.dealer is not None else "?"
     head = (f'<div class="bw-board" id="board-{board.number}"><b>Board {board.number}</b><br>'
             f"Dealer {dealer}<br>Vul {vul_text(board)}")
     if board.deal is None:

@@ -2,8 +2,8 @@
 
 >>> Seat.NORTH.lho, Seat.NORTH.partner, Seat.NORTH.rho
 (<Seat.EAST: 1>, <Seat.SOUTH: 2>, <Seat.WEST: 3>)
->>> Seat.parse("w").rotate(2)
-<Seat.EAST: 1>
+>>> Seat.parse("w").rotate(2), Seat.WEST.title
+(<Seat.EAST: 1>, 'West')
 >>> Vulnerability.parse("All").is_vulnerable(Seat.EAST)
 True
 """
@@ -27,6 +27,11 @@ class Seat(IntEnum):
     @property
     def letter(self) -> str:
         return "NESW"[self]
+
+    @property
+    def title(self) -> str:
+        """The seat's name as people write it: ``North``, ``East``, ``South``, ``West``."""
+        return self.name.title()
 
     @property
     def lho(self) -> Seat:

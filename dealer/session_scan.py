@@ -44,6 +44,7 @@ from dealer.deal import Deal
 from dealer.errors import BoardwrightError
 from dealer.hand import Hand
 from dealer.play import Play, PlayError, trick_winner
+from dealer.seats import Seat
 from dealer.session import (
     Decision,
     Entry,
@@ -58,7 +59,6 @@ from dealer.session_notices import Notice
 __all__ = ["MemoryJournal", "ScanResult", "ScanSession", "rebuild_play"]
 
 MODES = ("verify", "record", "play")
-_NAMES = ("North", "East", "South", "West")
 
 
 @dataclass
@@ -198,7 +198,7 @@ class ScanSession(JournalWriting):
                                      "out (take out a joker or a stray card), then continue",
                                      stop=True))
         return self._note(Notice("missing", f"board {cur.number}: the hopper is empty after "
-                                 f"{self._placed} of 52 cards ({_NAMES[self.seat]}'s hand)",
+                                 f"{self._placed} of 52 cards ({Seat(self.seat).title}'s hand)",
                                  "feed the rest of the hands in order, then continue", stop=True))
 
     def card_returned(self, key: GateKey) -> list[Notice]:
@@ -262,7 +262,7 @@ class ScanSession(JournalWriting):
         cur = self.current
         if self.state != "dealing" or cur is None:
             return Decision(self.state != "stopped", None, seen.card)
-        where = f"board {cur.number}, {_NAMES[self.seat]}'s hand"
+        where = f"board {cur.number}, {Seat(self.seat).title}'s hand"
         notices: list[Notice] = []
         pocket: int | None = None
         if self.holding:
@@ -321,8 +321,8 @@ class ScanSession(JournalWriting):
                 for c in cards:
                     owner = recorded.owner(c) if recorded is not None else None
                     if owner is not None and int(owner) != seat:
-                        cur.differences.append(f"{c.symbol} was in {_NAMES[seat]}'s hand; the "
-                                               f"record has it in {_NAMES[owner]}'s")
+                        cur.differences.append(f"{c.symbol} was in {Seat(seat).title}'s hand; the "
+                                               f"record has it in {Seat(owner).title}'s")
             if cur.differences:
                 return self._note(Notice("verify_failed", f"{where}: {len(cur.differences)} "
                                          "cards differ from the record: "

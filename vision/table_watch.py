@@ -677,7 +677,6 @@ class TableWatcher:
 
 
 # --------------------------------------------------------------------------- setups
-SEAT_NAMES = ("North", "East", "South", "West")
 
 
 def bridge_record(contract: Contract, deal: Deal | None = None) -> PlayRecord:
@@ -690,7 +689,7 @@ def bridge_record(contract: Contract, deal: Deal | None = None) -> PlayRecord:
     hands = [deal.hand(Seat(s)) for s in range(4)] if deal is not None and not deal.partial else None
     trump = contract.strain.suit if contract.strain is not None else None
     return PlayRecord(4, trump=trump, leader=int(contract.declarer.lho), tricks=13, hands=hands,
-                      dummy=int(contract.declarer.partner), names=SEAT_NAMES)
+                      dummy=int(contract.declarer.partner), names=[s.title for s in Seat])
 
 
 def run(watcher: TableWatcher, frames: Iterable[np.ndarray | tuple[np.ndarray, Any]]) -> TableWatcher:

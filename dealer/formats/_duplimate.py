@@ -37,7 +37,6 @@ DGE_LEN = 68
 DGE_SUITS = (6, 3, 4, 5)
 RANK_CHARS = "AKQJT98765432"
 
-_SEAT_NAMES = ("North", "East", "South", "West")
 
 
 def card_from_bri(number: int) -> Card:
@@ -96,7 +95,7 @@ def _deal_from_masks(masks: Sequence[int], board: int | None, field: str) -> Dea
     for seat, m in zip(Seat, masks, strict=True):
         n = m.bit_count()
         if n != 13:
-            raise FormatError(f"{_SEAT_NAMES[seat]} has {n} cards, not 13",
+            raise FormatError(f"{Seat(seat).title} has {n} cards, not 13",
                               board=board, field=field)
     bits = 0
     for seat, m in zip(Seat, masks, strict=True):
@@ -125,7 +124,7 @@ def decode_bri(part: bytes, *, board: int | None, offset: int = 0) -> Deal:
     for i in range(39):
         seat = i // 13
         pair = part[2 * i:2 * i + 2]
-        field = f"{_SEAT_NAMES[seat]} card {i % 13 + 1}"
+        field = f"{Seat(seat).title} card {i % 13 + 1}"
         if not (pair.isdigit() and pair.isascii()):
             raise FormatError(f"{pair!r} at byte {offset + 2 * i} is not a two-digit card number",
                               board=board, field=field)
@@ -135,7 +134,7 @@ def decode_bri(part: bytes, *, board: int | None, offset: int = 0) -> Deal:
         card = card_from_bri(number)
         if number in owner:
             raise FormatError(f"{card.symbol} ({pair.decode()}) is given twice "
-                              f"({_SEAT_NAMES[owner[number]]} and {_SEAT_NAMES[seat]})",
+                              f"({Seat(owner[number]).title} and {Seat(seat).title})",
                               board=board, field=field)
         owner[number] = seat
         masks[seat] |= 1 << card
@@ -171,15 +170,15 @@ def decode_dge(part: bytes, *, board: int | None, offset: int = 0) -> Deal:
                                   board=board, field="North")
             suit = 3 - DGE_SUITS.index(byte)
             continue
-        field = _SEAT_NAMES[hand] if hand >= 0 else "North"
+        field = Seat(hand).title if hand >= 0 else "North"
         ch = chr(byte)
         if suit is None or ch not in RANK_CHARS:
             raise FormatError(f"byte {byte} ({ch!r}) at {offset + i} is not a rank or suit mark",
                               board=board, field=field)
         card = Card(suit * 13 + 14 - RANK_CHARS.index(ch) - 2)
         if card in seen:
-            raise FormatError(f"{card.symbol} is given twice ({_SEAT_NAMES[seen[card]]} and "
-                              f"{_SEAT_NAMES[hand]})", board=board, field=field)
+            raise FormatError(f"{card.symbol} is given twice ({Seat(seen[card]).title} and "
+                              f"{Seat(hand).title})", board=board, field=field)
         seen[card] = hand
         masks[hand] |= 1 << card
     if hand != 3:

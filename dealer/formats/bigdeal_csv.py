@@ -31,7 +31,6 @@ from dealer.hand import Hand
 from dealer.seats import Seat, Vulnerability
 
 FIELDS = 18
-_SEATS = ("North", "East", "South", "West")
 _SUITS = ("spades", "hearts", "diamonds", "clubs")
 _MARKINGS = re.compile(r"^\s*([NESWnesw])\s*/\s*(-|NS|EW|All|None|Both)\s*$")
 _HOLDING = re.compile(f"^[{RANK_CHARS}]*$")
@@ -110,7 +109,7 @@ def _board(row: list[str], lineno: int, rd: Reader, seen: dict[int, int]) -> Boa
         raise rd.error(f"{row[17]!r} is not dealer/vulnerability like 'N/-' or 'E/NS'",
                        line=lineno, board=number, field="dealer/vulnerability")
     masks: list[int] = []
-    for s, seat in enumerate(_SEATS):
+    for s, seat in enumerate(each.title for each in Seat):
         holdings = [f.strip().upper() for f in row[4 * s:4 * s + 4]]
         for suit, h in zip(_SUITS, holdings, strict=True):
             if not _HOLDING.match(h):
@@ -123,7 +122,7 @@ def _board(row: list[str], lineno: int, rd: Reader, seen: dict[int, int]) -> Boa
         for earlier, other in enumerate(masks):
             if other & mask:
                 card = Card((other & mask).bit_length() - 1)
-                raise rd.error(f"{card.symbol} is given twice ({_SEATS[earlier]} and {seat})",
+                raise rd.error(f"{card.symbol} is given twice ({Seat(earlier).title} and {seat})",
                                line=lineno, board=number, field=seat)
         masks.append(mask)
     try:

@@ -253,7 +253,7 @@ def _board(r: Reader, rec: list[tuple[str, str, int]], boards: list[Board],
         by_seat = dict(zip(_MD_ORDER, four, strict=False))
         for seat in (Seat.WEST, Seat.NORTH, Seat.EAST, Seat.SOUTH):  # PBN's tag order
             if by_seat.get(seat):
-                tags[seat.name.title()] = by_seat[seat]
+                tags[seat.title] = by_seat[seat]
     board = Board(number, deal, dealer, vul, tags, sections)
     _auction_and_play(r, rec, board)
     if room is not None:
@@ -287,10 +287,10 @@ def _parse_md(r: Reader, md: str, pos: int, number: int) -> tuple[Seat | None, D
                 elif ch in _RANK_INDEX and shift is not None:
                     bit = 1 << (shift + _RANK_INDEX[ch])
                     if mask & bit:
-                        raise ValueError(f"{seat.name.title()} holds {_card_name(bit)} twice")
+                        raise ValueError(f"{seat.title} holds {_card_name(bit)} twice")
                     mask |= bit
                 else:
-                    raise ValueError(f"{ch!r} in {seat.name.title()}'s hand {hand!r}")
+                    raise ValueError(f"{ch!r} in {seat.title}'s hand {hand!r}")
             masks[seat] = mask
         check_masks(masks)
         counts = [m.bit_count() for m in masks]
@@ -523,7 +523,7 @@ def dumps(dealset: DealSet) -> bytes:
         room = "c" if board.tags.get("Room", "").lower().startswith("c") else "o"
         parts = [f"qx|{room}{board.number}|"]
         # "?" is PBN's unknown, not a name
-        names = [board.tags.get(s.name.title(), "").replace("?", "") for s in _MD_ORDER]
+        names = [board.tags.get(s.title, "").replace("?", "") for s in _MD_ORDER]
         if any(names):
             parts.append("pn|" + ",".join(n.replace("|", "/").replace(",", " ")
                                           for n in names) + "|")

@@ -462,10 +462,10 @@ def check_masks(masks: list[int]) -> None:
                 if clash:
                     card = Card((clash & -clash).bit_length() - 1)
                     raise ValueError(f"{card.symbol} is in two hands "
-                                     f"({Seat(i).name.title()} and {Seat(j).name.title()})")
+                                     f"({Seat(i).title} and {Seat(j).title})")
     total = sum(counts)
     if total > 52 or max(counts) > 13:
-        over = [f"{Seat(i).name.title()} has {c}" for i, c in enumerate(counts) if c > 13]
+        over = [f"{Seat(i).title} has {c}" for i, c in enumerate(counts) if c > 13]
         raise ValueError(f"{total} cards" + (f" ({', '.join(over)})" if over else "")
                          + "; a deal has 52, 13 in each hand")
 
@@ -492,13 +492,13 @@ def _parse_deal(r: Reader, value: str, pos: int, number: int) -> Deal | None:
                 continue
             suits = hand.replace("10", "T").split(".")
             if len(suits) != 4:
-                raise ValueError(f"{Seat(seat).name.title()}'s hand {hand!r} does not have "
+                raise ValueError(f"{Seat(seat).title}'s hand {hand!r} does not have "
                                  "four suits separated by dots")
             try:
                 m = (_holding_bits(suits[0]) << 39 | _holding_bits(suits[1]) << 26
                      | _holding_bits(suits[2]) << 13 | _holding_bits(suits[3]))
             except ValueError as exc:
-                raise ValueError(f"{Seat(seat).name.title()}'s hand {hand!r}: {exc}") from None
+                raise ValueError(f"{Seat(seat).title}'s hand {hand!r}: {exc}") from None
             masks[seat] = m
         check_masks(masks)
         total = sum(m.bit_count() for m in masks)

@@ -53,7 +53,7 @@ def minibridge_declarer(dealer: Seat | str, points: Sequence[int] | Mapping[Seat
         raise MinibridgeError("every seat must announce its points")
     for seat, p in by_seat.items():
         if not 0 <= p <= 37:
-            raise MinibridgeError(f"{seat.name.title()} announced {p} points; a hand holds 0 to 37")
+            raise MinibridgeError(f"{seat.title} announced {p} points; a hand holds 0 to 37")
     total = sum(by_seat.values())
     if total != 40:
         raise MinibridgeError(f"the announced points add up to {total}, not 40: recount")

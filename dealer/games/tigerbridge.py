@@ -254,7 +254,7 @@ class TigerPlay:
             raise TigerError(f"{where}: all 13 rounds have been played")
         held = self.held(seat)
         if c not in held:
-            raise TigerError(f"{where}: {c} is not in {seat.name.title()}'s hand")
+            raise TigerError(f"{where}: {c} is not in {seat.title}'s hand")
         if cards and c.suit != cards[0].suit and held.suit_length(cards[0].suit):
             raise TigerError(f"{where}: {c} does not follow house "
                              f"{self.config.house_name(cards[0].suit)}")
