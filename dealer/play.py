@@ -34,9 +34,9 @@ trick 1, card 2 (S): C5 is not in South's hand
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from dealer.cards import Card, Suit
 from dealer.contract import Contract
@@ -50,17 +50,29 @@ class PlayError(BoardwrightError, ValueError):
     """A card cannot be played now; the message names the trick, card and reason."""
 
 
+@overload
 def trick_winner(cards: Sequence[Card], leader: Seat, trump: Suit | None,
-                 rank_order: Sequence[int] | None = None) -> Seat:
-    """The seat that wins a trick of up to four cards played from ``leader`` on.
+                 rank_order: Sequence[int] | None = None, *, players: int = 4) -> Seat: ...
+@overload
+def trick_winner(cards: Sequence[Card], leader: int, trump: Suit | None,
+                 rank_order: Sequence[int] | None = None, *, players: int = 4) -> int: ...
+def trick_winner(cards: Sequence[Card], leader: int, trump: Suit | None,
+                 rank_order: Sequence[int] | None = None, *, players: int = 4) -> int:
+    """The seat that wins a trick of up to ``players`` cards played from ``leader`` on.
 
-    ``rank_order`` optionally re-ranks cards for variants (TigerBridge): the
-    power of a card is ``rank_order[card % 13]``; by default the rank itself.
+    The one statement of Law 44E-F in boardwright: the highest trump wins, else
+    the highest card of the suit led. Every game and reader asks here. With a
+    :class:`Seat` as ``leader`` the answer is a Seat; with a plain index (a
+    table of 3 to 10 players, as in Bugger Bridge) it is the index
+    ``(leader + k) % players``. ``rank_order`` re-ranks cards for variants
+    (TigerBridge): the power of a card is ``rank_order[card % 13]``.
 
     >>> trick_winner([Card.parse(c) for c in ("HK", "HA", "S2", "H3")], Seat.WEST, Suit.SPADES)
     <Seat.EAST: 1>
     >>> trick_winner([Card.parse(c) for c in ("HK", "HA", "S2", "H3")], Seat.WEST, None)
     <Seat.NORTH: 0>
+    >>> trick_winner([Card.parse(c) for c in ("H5", "HK", "C2")], 2, Suit.CLUBS, players=3)
+    1
     """
     if not cards:
         raise PlayError("an empty trick has no winner")
@@ -73,7 +85,9 @@ def trick_winner(cards: Sequence[Card], leader: Seat, trump: Suit | None,
         return (1, rank) if card.suit == led else (0, rank)
 
     best = max(range(len(cards)), key=lambda i: power(cards[i]))
-    return leader.rotate(best)
+    if isinstance(leader, Seat):
+        return leader.rotate(best)
+    return (leader + best) % players
 
 
 @dataclass(slots=True)
@@ -133,6 +147,7 @@ class Play:
         self.tricks: list[Trick] = [Trick(self.declarer.lho)]
         self.claimed: int | None = None  # declarer-side tricks of those left, when claimed
         self._played: set[int] = set()
+        self.faults: list[str] = []  # what :meth:`record` kept although it broke a rule
 
     # -- state -------------------------------------------------------------------
     @property
@@ -248,6 +263,32 @@ class Play:
         reason = self.why_illegal(c)
         if reason is not None:
             raise PlayError(f"{self._where()}: {reason}")
+        self.record(c)
+        return c
+
+    def record(self, card: Card | str) -> str | None:
+        """Put the next card on the table as a record says it was played, even against the rules.
+
+        A file or a scorer's record is history: the card it names is kept where
+        the record puts it, never moved or dropped, and what is wrong with it is
+        returned and kept in :attr:`faults` (``"trick 2, card 1 (E): ..."``), so
+        the reader can say so. ``None`` when the card was legal. Only a card after
+        the play is over cannot be kept: there is no trick for it.
+
+        >>> from dealer.deal import Deal
+        >>> deal = Deal.from_pbn("N:AKQJ.AKQ.AKQ.AKQ T987.JT9.JT9.JT9 6543.876.876.876 2.5432.5432.5432")
+        >>> p = Play(Contract.parse("1NT S"), deal, enforce=False)
+        >>> p.record("C2"), p.record("C2")
+        (None, 'C2 has already been played')
+        >>> p.faults, [str(c) for c in p.tricks[0].cards]
+        (['trick 1, card 2 (N): C2 has already been played'], ['C2', 'C2'])
+        """
+        c = Card.parse(card) if isinstance(card, str) else Card(card)
+        reason = self.why_illegal(c)
+        if reason is not None:
+            self.faults.append(f"{self._where()}: {reason}")
+            if self.is_complete:
+                return reason
         t = self.current
         t.cards.append(c)
         self._played.add(int(c))
@@ -255,7 +296,7 @@ class Play:
             t.winner = trick_winner(t.cards, t.leader, self.trump)
             if len(self.tricks) < 13:
                 self.tricks.append(Trick(t.winner))
-        return c
+        return reason
 
     def claim(self, declarer_tricks: int) -> None:
         """Record a claim or concession: declarer's side takes this many of the tricks left.
@@ -351,52 +392,3 @@ def replay(contract: Contract, cards: Iterable[Card | str], deal: Deal | None = 
             raise PlayError(f"{p._where()}: card {n} of the record: {e}") from None
         p.play(card)
     return p
-
-
-_PBN_COMMENT = re.compile(r"\{[^}]*\}|;[^\n]*")
-
-
-def pbn_play_sequence(first: Seat | str, text: str | Iterable[str],
-                      trump: Suit | None) -> list[Card]:
-    """Turn a PBN ``Play`` section into cards in play order.
-
-    PBN 2.1 section 3.5: each line is one trick, its cards in seat order from
-    the ``Play`` tag's seat (the opening leader), *not* in the order played;
-    ``-`` marks a card not played, ``*`` ends the record. The leader of each
-    later trick is the winner of the one before, so the trump is needed.
-
-    >>> [str(c) for c in pbn_play_sequence("W", "D3 DA D2 D4\\nSK S2 S5 SA\\n*", None)]
-    ['D3', 'DA', 'D2', 'D4', 'S2', 'S5', 'SA', 'SK']
-    """
-    first_seat = Seat.parse(first) if isinstance(first, str) else first
-    raw = text if isinstance(text, str) else "\n".join(text)
-    tokens: list[str] = []
-    for tok in _PBN_COMMENT.sub(" ", raw).split():
-        if tok == "*":
-            break
-        if tok.startswith(("$", "=")) or tok in ("!", "?", "!!", "??", "!?", "?!"):
-            continue  # PBN annotations: NAGs and suffixes are not cards
-        tokens.append(tok.rstrip("!?"))
-    out: list[Card] = []
-    leader = first_seat
-    for start in range(0, len(tokens), 4):
-        row = tokens[start:start + 4]
-        by_seat: dict[Seat, Card] = {}
-        for i, tok in enumerate(row):
-            if tok == "-":
-                continue
-            seat = first_seat.rotate(i)
-            try:
-                by_seat[seat] = Card.parse(tok)
-            except BoardwrightError as e:
-                raise PlayError(f"PBN play, trick {start // 4 + 1}, {seat.letter}: {e}") from None
-        trick: list[Card] = []
-        for seat in leader.clockwise():
-            if seat not in by_seat:
-                break
-            trick.append(by_seat[seat])
-        out.extend(trick)
-        if len(trick) < 4:
-            break  # an unfinished trick ends the record
-        leader = trick_winner(trick, leader, trump)
-    return out

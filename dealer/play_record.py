@@ -28,9 +28,9 @@ turn.
 >>> e = r.add(0, None, note="blurred")
 >>> e.status, len(e.candidates)     # any spade not yet seen: North has not shown out
 ('unconfirmed', 10)
->>> r.trick_winner(0) is None
+>>> r.winner(0) is None
 True
->>> _ = r.confirm(1, 0, Card.parse("H3")); r.trick_winner(0), r.next_seat
+>>> _ = r.confirm(1, 0, Card.parse("H3")); r.winner(0), r.next_seat
 (0, 0)
 >>> r.unconfirmed()
 []
@@ -42,11 +42,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from dealer.board import Board
-from dealer.cards import Card, Suit
+from dealer.cards import Card, Strain, Suit
 from dealer.contract import Contract
 from dealer.errors import BoardwrightError
 from dealer.games.bugger import BuggerGame
 from dealer.hand import Hand
+from dealer.play import Play, trick_winner
+from dealer.play_section import read_play, write_play
 from dealer.seats import Seat
 
 READ, CONFIRMED, UNCONFIRMED = "read", "confirmed", "unconfirmed"
@@ -266,7 +268,7 @@ class PlayRecord:
             entry.note = note
             entry.candidates = tuple(self.candidates(seat))
         if len(t.entries) == self.players and len(self.tricks) < self.n_tricks:
-            self.tricks.append(RecordedTrick(self.trick_winner(len(self.tricks) - 1)))
+            self.tricks.append(RecordedTrick(self.winner(len(self.tricks) - 1)))
         return entry
 
     def lead(self, seat: int) -> None:
@@ -311,7 +313,7 @@ class PlayRecord:
         """A trick's winner became known: check it against who was seen to lead next."""
         if ti + 1 >= len(self.tricks):
             return
-        w = self.trick_winner(ti)
+        w = self.winner(ti)
         nxt = self.tricks[ti + 1]
         if w is None:
             return
@@ -322,22 +324,41 @@ class PlayRecord:
                                        f"{self.names[w]} won trick {ti + 1}")
 
     # -- results ---------------------------------------------------------------------
-    def trick_winner(self, index: int) -> int | None:
-        """The seat that won trick ``index`` (0-based), or ``None`` if not yet known."""
+    def winner(self, index: int) -> int | None:
+        """The seat that won trick ``index`` (0-based), or ``None`` if not yet known.
+
+        The rule is :func:`dealer.play.trick_winner`'s (Law 44; ``rank_order`` for TigerBridge).
+        """
         t = self.tricks[index]
         if len(t.entries) < self.players or any(e.card is None for e in t.entries):
             return None
-        cards = [e.card for e in t.entries]
-        led = cards[0].suit  # type: ignore[union-attr]
+        cards = [e.card for e in t.entries if e.card is not None]
+        return trick_winner(cards, t.entries[0].seat, self.trump, self.rank_order,
+                            players=self.players)
 
-        def power(i: int) -> tuple[int, int]:
-            c = cards[i]
-            assert c is not None
-            rank = c % 13 if self.rank_order is None else self.rank_order[c % 13]
-            tier = 2 if self.trump is not None and c.suit == self.trump else int(c.suit == led)
-            return (tier, rank)
+    def as_play(self, contract: Contract | None = None) -> Play:
+        """The named cards of a bridge record as a :class:`~dealer.play.Play`, up to the
+        first unconfirmed one (PBN cannot say "a card was here but not named").
 
-        return t.entries[max(range(len(cards)), key=power)].seat
+        ``contract`` gives the declarer; without it (or when the record's opening
+        leader is not declarer's left-hand opponent) declarer is taken as the
+        opening leader's right-hand opponent, which lays out the same tricks.
+        """
+        leader = self.tricks[0].leader
+        if self.players != 4 or leader is None:
+            raise PlayRecordError("only a bridge record (4 players) with a card recorded "
+                                  "is a bridge play")
+        first = Seat(leader)
+        if contract is None or contract.declarer is None or contract.declarer.lho != first:
+            strain = Strain.NOTRUMP if self.trump is None else Strain(int(self.trump))
+            contract = Contract(contract.level if contract else 1, strain,
+                                contract.doubled if contract else 0, first.rho)
+        play = Play(contract, enforce=False)
+        for _, e in self.entries():
+            if e.card is None:
+                break
+            play.record(e.card)
+        return play
 
     def tricks_won(self) -> dict[int, int] | None:
         """Tricks taken by each seat, once every trick has a known winner."""
@@ -345,7 +366,7 @@ class PlayRecord:
         for i, t in enumerate(self.tricks):
             if len(t.entries) < self.players:
                 continue
-            w = self.trick_winner(i)
+            w = self.winner(i)
             if w is None:
                 return None
             out[w] += 1
@@ -402,8 +423,6 @@ def board_play(board: Board) -> tuple[Contract, list[list[tuple[int, Card]]]]:
     stop early (a claim). Raises :class:`PlayRecordError` naming the board
     when there is no contract, no declarer or no play.
     """
-    from dealer.play import pbn_play_sequence, replay
-
     where = f"board {board.number}"
     text, first = board.sections.get("Play"), board.tags.get("Play", "").strip()
     if not text or not first:
@@ -414,12 +433,12 @@ def board_play(board: Board) -> tuple[Contract, list[list[tuple[int, Card]]]]:
         raise PlayRecordError(f"{where}: {e}") from None
     if contract.declarer is None or contract.is_passed_out:
         raise PlayRecordError(f"{where}: contract {contract.ascii} has no declarer")
-    trump = contract.strain.suit if contract.strain is not None else None
     try:
-        cards = pbn_play_sequence(first, text, trump)
-        play = replay(contract, cards, board.deal, enforce=False)
+        play = read_play(contract, first, text, board.deal)
     except BoardwrightError as e:
         raise PlayRecordError(f"{where}: {e}") from None
+    if play.faults:
+        raise PlayRecordError(f"{where}: {play.faults[0]}")
     return contract, [[(int(t.seat_of(i)), c) for i, c in enumerate(t.cards)]
                       for t in play.tricks if t.cards]
 
@@ -433,37 +452,10 @@ def to_board(record: PlayRecord, board: Board, contract: Contract) -> Board:
     """
     if record.players != 4 or contract.declarer is None:
         raise PlayRecordError("only a bridge board (4 players, a declarer) goes to PBN or LIN")
-    leader = record.tricks[0].leader
-    if leader is None:
+    if record.tricks[0].leader is None:
         raise PlayRecordError("no card has been recorded")
-    rows: list[str] = []
-    complete = True
-    for t in record.tricks:
-        by_seat = {e.seat: e.card for e in t.entries}
-        if not t.entries:
-            break
-        cut = any(c is None for c in by_seat.values()) or len(by_seat) < 4
-        row = []
-        for k in range(4):
-            seat = (leader + k) % 4
-            c = by_seat.get(seat)
-            row.append(str(c) if c is not None and not cut else "-")
-        if cut:
-            # Keep the cards before the first unconfirmed one, in seat order.
-            known = []
-            for e in t.entries:
-                if e.card is None:
-                    break
-                known.append(e.seat)
-            row = [str(by_seat[(leader + k) % 4]) if (leader + k) % 4 in known else "-"
-                   for k in range(4)]
-            if known:
-                rows.append(" ".join(row))
-            complete = False
-            break
-        rows.append(" ".join(row))
-    if not complete or not record.is_complete:
-        rows.append("*")
+    play = record.as_play(contract)
+    leader = play.opening_leader
     tags = dict(board.tags)
     tags["Contract"] = contract.pbn
     tags["Declarer"] = Seat(contract.declarer).letter
@@ -473,7 +465,7 @@ def to_board(record: PlayRecord, board: Board, contract: Contract) -> Board:
         side = (int(contract.declarer), int(contract.declarer.partner))
         tags["Result"] = str(sum(won[s] for s in side))
     sections = dict(board.sections)
-    sections["Play"] = "\n".join(rows)
+    sections["Play"] = write_play(play)
     return Board(board.number, board.deal, board.dealer, board.vulnerability, tags, sections)
 
 
@@ -491,7 +483,7 @@ def beer_card(record: PlayRecord, contract: Contract) -> str | None:
     if record.players != 4 or contract.declarer is None or not record.is_complete:
         return None
     last = record.tricks[-1]
-    w = record.trick_winner(len(record.tricks) - 1)
+    w = record.winner(len(record.tricks) - 1)
     won = record.tricks_won()
     if w is None or won is None:
         return None

@@ -8,11 +8,11 @@ from dealer.cards import Card, Suit
 from dealer.games.bugger import (
     BuggerError,
     BuggerGame,
-    bugger_trick_winner,
     exact_bid_points,
     max_cards,
     schedule,
 )
+from dealer.play import trick_winner
 
 PLAYERS = ["Bob", "Helen", "Corky", "Kim", "Randi"]
 
@@ -121,6 +121,10 @@ def test_trump_and_nt_rounds_and_penalty() -> None:
 
 def test_trick_winner() -> None:
     cards = [Card.parse(c) for c in ("H5", "HK", "C2", "HA", "S3")]
+    # Bugger Bridge asks the one trick rule (dealer.play), with seats as indices
+    def bugger_trick_winner(cards: list[Card], trump: Suit | None) -> int:
+        return trick_winner(cards, 0, trump, players=len(cards))
+
     assert bugger_trick_winner(cards, Suit.CLUBS) == 2
     assert bugger_trick_winner(cards, None) == 3
     assert bugger_trick_winner(cards, Suit.DIAMONDS) == 3

@@ -13,7 +13,8 @@ from dealer.auction import ALL_BIDS, DOUBLE, PASS, REDOUBLE, Auction, AuctionErr
 from dealer.cards import Card, Strain, Suit
 from dealer.contract import Contract
 from dealer.deal import Deal
-from dealer.play import Play, PlayError, pbn_play_sequence, replay, trick_winner
+from dealer.play import Play, PlayError, replay, trick_winner
+from dealer.play_section import pbn_play_sequence
 from dealer.scoring.duplicate import score_ns
 from dealer.seats import Seat, Vulnerability
 

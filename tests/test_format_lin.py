@@ -11,11 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dealer.auction import Auction
 from dealer.board import Board, DealSet
-from dealer.cards import Card
+from dealer.cards import Card, Suit
 from dealer.deal import Deal
 from dealer.errors import FormatError, FormatWarning
 from dealer.formats import detect, lin, pbn
+from dealer.play import trick_winner
 from dealer.seats import Seat, Vulnerability, board_dealer, board_vulnerability
 
 # As tests/conftest.py finds it (a shared name would clash with tests/browser/conftest.py).
@@ -112,12 +114,14 @@ def test_pbn_play_written_as_lin_in_play_order() -> None:
 
 
 def test_trick_winner_and_auction_result() -> None:
+    # LIN asks the core's rules (dealer.play, dealer.auction): it has none of its own
+    assert not hasattr(lin, "trick_winner") and not hasattr(lin, "auction_result")
     cards = [Card.parse(c) for c in ("D2", "DA", "C2", "D3")]
-    assert lin.trick_winner(cards, None) == 1
-    assert lin.trick_winner(cards, 0) == 2
-    assert lin.auction_result(Seat.SOUTH, ["1NT", "X", "XX", "Pass", "Pass", "Pass"]) == (
-        "1NTXX", Seat.SOUTH)
-    assert lin.auction_result(Seat.WEST, ["1C", "Pass", "1S"]) is None
+    assert trick_winner(cards, Seat.NORTH, None) == Seat.EAST
+    assert trick_winner(cards, Seat.NORTH, Suit.CLUBS) == Seat.SOUTH
+    contract = Auction.from_calls(Seat.SOUTH, ["1NT", "X", "XX", "Pass", "Pass", "Pass"]).contract
+    assert contract is not None and (contract.pbn, contract.declarer) == ("1NTXX", Seat.SOUTH)
+    assert Auction.from_calls(Seat.WEST, ["1C", "Pass", "1S"]).contract is None
 
 
 def test_vugraph_header_and_eight_names() -> None:
@@ -205,3 +209,41 @@ def test_property_markings_that_differ_from_the_cycle_survive(
     for fmt in (lin, pbn):
         (b,) = fmt.loads(fmt.dumps(DealSet([board]))).boards
         assert (b.number, b.deal, b.dealer, b.vulnerability) == (number, board.deal, dealer, vul)
+
+
+# ------------------------------------------------------------------ illegal play is kept and said
+_MD = "qx|o1|md|3SQJ9HT643DT7632C6,S76543H987DAJC875,SAKT2H5DK854CAQ43|ah|Board 1|sv|0|"
+_1NT_BY_NORTH = "mb|1N|mb|p|mb|p|mb|p|pg||"  # East leads; PBN columns are E S W N
+
+
+def _read_warned(line: str) -> tuple[Board, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FormatWarning)
+        board = lin.loads((line + "\n").encode()).boards[0]
+    return board, [str(w.message) for w in caught if issubclass(w.category, FormatWarning)]
+
+
+def test_a_card_played_four_times_is_kept_four_times_and_named() -> None:
+    board, said = _read_warned(_MD + _1NT_BY_NORTH + "pc|CT|" * 4)
+    assert board.sections["Play"].splitlines()[0] == "CT CT CT CT"  # was "CT - - -"
+    assert len(said) == 3 and all("CT has already been played" in s for s in said)
+    assert "board 1" in said[0] and "trick 1, card 2 (S)" in said[0]
+    with pytest.raises(FormatError, match="CT has already been played"):
+        lin.loads((_MD + _1NT_BY_NORTH + "pc|CT|" * 4 + "\n").encode(), strict=True)
+
+
+def test_a_card_by_the_wrong_seat_stays_in_its_column_and_is_named() -> None:
+    # South plays North's CA: it used to move to North's column, and North's C3 was dropped
+    board, said = _read_warned(_MD + _1NT_BY_NORTH + "pc|CK|pc|CA|pc|C5|pc|C3|")
+    assert board.sections["Play"].splitlines()[0] == "CK CA C5 C3"
+    assert len(said) == 1 and "trick 1, card 2 (S): CA is not in South's hand" in said[0]
+    again = lin.dumps(DealSet([board])).decode()
+    assert "pc|CK|pc|CA|pc|C5|pc|C3|" in again
+
+
+def test_an_illegal_auction_is_kept_and_said() -> None:
+    board, said = _read_warned(_MD + "mb|1H|mb|1D|mb|p|mb|p|mb|p|pc|CK|")
+    assert board.sections["Auction"] == "1H 1D Pass Pass\nPass"
+    assert "Contract" not in board.tags and "Play" not in board.sections
+    assert any("insufficient bid 1D" in s for s in said)
+    assert any("1 cards played" in s and "not kept" in s for s in said)

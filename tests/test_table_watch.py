@@ -139,7 +139,7 @@ def test_output_pbn_and_lin_carry_the_watched_play(reader: IndexReader, tmp_path
         assert c2 == contract
         assert t2 == tricks
     assert out.boards[0].tags["Result"] == str(sum(
-        1 for i in range(13) if w.record.trick_winner(i) in (int(contract.declarer),
+        1 for i in range(13) if w.record.winner(i) in (int(contract.declarer),
                                                             int(contract.declarer.partner))))
 
 
@@ -163,8 +163,8 @@ def test_unlearned_deck_is_flagged_never_guessed(script_reader: IndexReader) -> 
         for seat, card in trick:
             w.confirm(t_no, seat, card)
     assert not w.record.unconfirmed()
-    assert w.record.trick_winner(0) is not None
-    assert w.record.tricks[1].leader == w.record.trick_winner(0)
+    assert w.record.winner(0) is not None
+    assert w.record.tricks[1].leader == w.record.winner(0)
     assert [[(e.seat, e.card) for e in t.entries] for t in w.record.tricks if t.entries] == tricks
 
 

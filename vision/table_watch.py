@@ -43,6 +43,7 @@ from dealer.contract import Contract
 from dealer.deal import Deal
 from dealer.errors import BoardwrightError
 from dealer.play_record import UNCONFIRMED, Entry, PlayRecord, PlayRecordError, RevokeFound
+from dealer.play_section import write_play
 from dealer.seats import Seat
 from vision.decision import Outcome, Read, Reason, Reject
 from vision.glyphs import corner_glyphs
@@ -625,7 +626,7 @@ class TableWatcher:
         t = self.record.tricks[self._trick]
         if any(self.zones[e.seat].committed == self._trick for e in t.entries):
             return
-        winner = self.record.trick_winner(self._trick)
+        winner = self.record.winner(self._trick)
         who = self.record.names[winner] if winner is not None else "unknown until confirmed"
         self._event("trick", self._trick + 1, winner, None, f"won by {who}")
         self._trick += 1
@@ -707,14 +708,6 @@ def store_play(store: Any, result_id: int, record: PlayRecord, *, who: str = "ta
     """
     from dealer.store import results as rs
 
-    rows: list[str] = []
-    first = record.tricks[0].leader
-    for t in record.tricks:
-        if not t.entries or first is None or any(e.card is None for e in t.entries):
-            break
-        # PBN's layout, as the panel replays it: a trick a line, in seat order from the
-        # opening leader (PBN 2.1 section 3.10), "-" for a seat that has not played.
-        by_seat = {e.seat: e.card for e in t.entries}
-        rows.append(" ".join(str(by_seat[s]) if s in by_seat else "-"
-                             for s in ((first + k) % 4 for k in range(4))))
-    return rs.set_play(store, result_id, "\n".join(rows), who=who)
+    # PBN's layout, as the panel replays it (dealer.play_section), without the closing "*".
+    rows = write_play(record.as_play(), end_mark=False) if record.tricks[0].leader is not None else ""
+    return rs.set_play(store, result_id, rows, who=who)

@@ -39,16 +39,21 @@ keeps them. The writer turns that representation back into ``mb``/``an`` and
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import warnings
 
+from dealer.auction import Auction, AuctionError, Call
 from dealer.board import MAX_BOARD, Board, DealSet
+from dealer.cards import Card, Strain
+from dealer.contract import Contract
 from dealer.deal import Deal
-from dealer.errors import BoardwrightError
+from dealer.errors import BoardwrightError, FormatWarning
 from dealer.formats import Format
 from dealer.formats.pbn import Reader, check_masks, decode
+from dealer.play import Play
+from dealer.play_section import pbn_play_sequence, write_play
 from dealer.seats import Seat, Vulnerability
 
-__all__ = ["FORMAT", "loads", "dumps", "sniff", "trick_winner", "auction_result"]
+__all__ = ["FORMAT", "loads", "dumps", "sniff"]
 
 KNOWN_KEYS = frozenset("pn qx md sv ah mb an pc pg mc rh st vg rs pw bn nt sk".split())
 _PAIR = re.compile(r"([A-Za-z]{2})\|([^|]*)\|")
@@ -65,8 +70,6 @@ _SV_BY_VUL = {Vulnerability.NONE: "0", Vulnerability.NS: "n", Vulnerability.EW: 
               Vulnerability.BOTH: "b"}
 _SUIT_SHIFT = {"C": 0, "D": 13, "H": 26, "S": 39}
 _RANK_INDEX = {c: i for i, c in enumerate("23456789TJQKA")}
-_STRAINS = ("C", "D", "H", "S", "NT")
-_CALL_RE = re.compile(r"([1-7])(C|D|H|S|NT|N)$", re.I)
 
 
 def sniff(data: bytes) -> int:
@@ -76,69 +79,6 @@ def sniff(data: bytes) -> int:
     (90, 90, 0)
     """
     return 90 if _SNIFF.match(data[:4096].lstrip(b"\xef\xbb\xbf")) else 0
-
-
-# --------------------------------------------------------------------------- play rules
-
-
-def trick_winner(cards: Sequence[int], trump: int | None) -> int:
-    """Index in ``cards`` (play order) of the card that wins the trick.
-
-    ``trump`` is a suit number (clubs 0 .. spades 3) or ``None`` at no trumps.
-
-    >>> from dealer.cards import Card
-    >>> trick_winner([Card.parse(c) for c in ("HK", "HA", "S2", "H3")], None)
-    1
-    >>> trick_winner([Card.parse(c) for c in ("HK", "HA", "S2", "H3")], 3)
-    2
-    """
-    best = 0
-    for i in range(1, len(cards)):
-        c, b = cards[i], cards[best]
-        cs, bs = c // 13, b // 13
-        if cs == bs:
-            if c > b:
-                best = i
-        elif trump is not None and cs == trump:
-            best = i
-    return best
-
-
-def auction_result(dealer: Seat, calls: Sequence[str]) -> tuple[str, Seat | None] | None:
-    """(contract, declarer) of a finished auction in PBN spelling, or None if unfinished.
-
-    >>> auction_result(Seat.NORTH, ["1C", "1S", "2H", "4S", "5H", "Pass", "Pass", "Pass"])
-    ('5H', <Seat.SOUTH: 2>)
-    >>> auction_result(Seat.EAST, ["Pass"] * 4)
-    ('Pass', None)
-    """
-    if len(calls) < 4 or any(c != "Pass" for c in calls[-3:]):
-        return None
-    last_bid = None
-    risk = ""
-    for i, call in enumerate(calls):
-        if call == "X":
-            risk = "X"
-        elif call == "XX":
-            risk = "XX"
-        elif call != "Pass":
-            last_bid, risk = i, ""
-    if last_bid is None:
-        return ("Pass", None) if len(calls) == 4 else None
-    bid = calls[last_bid]
-    strain = bid[1:]
-    side = (int(dealer) + last_bid) % 2
-    for i, call in enumerate(calls):
-        if (int(dealer) + i) % 2 == side and call[1:] == strain and call[0].isdigit():
-            return bid + risk, Seat((int(dealer) + i) % 4)
-    return None  # pragma: no cover - the last bid itself always matches
-
-
-def _strain_suit(contract: str) -> int | None:
-    m = re.match(r"\s*[1-7](NT|N|S|H|D|C)", contract.upper())
-    if not m or m.group(1) in ("N", "NT"):
-        return None
-    return "CDHS".index(m.group(1))
 
 
 # --------------------------------------------------------------------------- reading
@@ -312,30 +252,25 @@ def _card_name(bit: int) -> str:
 
 
 def _pbn_call(r: Reader, call: str, pos: int, number: int) -> str:
-    c = call.strip().upper()
-    if c in ("P", "PASS"):
-        return "Pass"
-    if c in ("D", "X", "DBL"):
-        return "X"
-    if c in ("R", "XX", "RDBL"):
-        return "XX"
-    m = _CALL_RE.match(c)
-    if m:
-        return m.group(1) + ("NT" if m.group(2) in ("N", "NT") else m.group(2))
-    r.deviation(f"unknown call {call!r}", pos, board=number, field="mb")
-    return c or "-"
+    try:
+        return str(Call.parse(call))
+    except AuctionError:
+        r.deviation(f"unknown call {call!r}", pos, board=number, field="mb")
+        return call.strip().upper() or "-"
 
 
 def _auction_and_play(r: Reader, rec: list[tuple[str, str, int]], board: Board) -> None:
     calls: list[str] = []
     notes: list[str] = []  # "n:text", in order
     refs: dict[int, int] = {}  # call index -> note number
-    cards: list[int] = []
+    call_pos: list[int] = []
+    cards: list[tuple[Card, int]] = []
     claim = None
     for key, value, p in rec:
         if key == "mb":
             alerted = "!" in value
             calls.append(_pbn_call(r, value.replace("!", ""), p, board.number))
+            call_pos.append(p)
             if alerted:
                 notes.append("alert")
                 refs[len(calls) - 1] = len(notes)
@@ -348,7 +283,7 @@ def _auction_and_play(r: Reader, rec: list[tuple[str, str, int]], board: Board) 
                 refs[len(calls) - 1] = len(notes)
         elif key == "pc":
             try:
-                cards.append(_parse_card(value))
+                cards.append((Card(_parse_card(value)), p))
             except ValueError:
                 raise r.error(f"bad card {value!r}", p, board=board.number,
                               field="pc") from None
@@ -356,22 +291,28 @@ def _auction_and_play(r: Reader, rec: list[tuple[str, str, int]], board: Board) 
             claim = value.strip()
     dealer = board.dealer if board.dealer is not None else Seat.NORTH
     tags, sections = board.tags, board.sections
+    contract = _contract(r, dealer, calls, call_pos, board.number)
     # Tags go in PBN's export order: Declarer, Contract, Result, then the sections.
-    result = auction_result(dealer, calls) if calls else None
-    if result is not None:
-        contract, declarer = result
-        tags["Declarer"] = declarer.letter if declarer is not None else ""
-        tags["Contract"] = contract
-    play: tuple[Seat, list[str]] | None = None
+    if contract is not None:
+        tags["Declarer"] = contract.declarer.letter if contract.declarer is not None else ""
+        tags["Contract"] = "Pass" if contract.is_passed_out else contract.pbn
+    play: Play | None = None
     if claim is not None and claim.isdigit():
         tags["Result"] = claim
-    if cards and result is not None and result[1] is not None:
-        contract, declarer = result
-        leader = declarer.lho
-        won, rows = _play_rows(board.deal, cards, leader, _strain_suit(contract), declarer)
-        play = (leader, rows)
-        if "Result" not in tags and len(cards) == 52:
-            tags["Result"] = str(won)
+    if cards and contract is not None and contract.declarer is not None:
+        # Through the rules of play: each card stays where the record puts it, and
+        # what is wrong with one (played twice, by a seat that does not hold it) is said.
+        play = Play(contract, board.deal, enforce=False)
+        for card, p in cards:
+            if play.record(card) is not None:
+                r.deviation(f"{play.faults[-1]} (kept as the file has it)", p,
+                            board=board.number, field="pc")
+        if "Result" not in tags and len(play.completed_tricks) == 13:
+            tags["Result"] = str(play.declarer_tricks)
+    elif cards:
+        r.deviation(f"{len(cards)} cards played (pc), but the auction names no declarer, "
+                    "so the play has no opening leader and is not kept", cards[0][1],
+                    board=board.number, field="pc")
     if calls:
         tags["Auction"] = dealer.letter
         words = [c + (f" ={refs[i]}=" if i in refs else "") for i, c in enumerate(calls)]
@@ -380,8 +321,25 @@ def _auction_and_play(r: Reader, rec: list[tuple[str, str, int]], board: Board) 
         for n, text in enumerate(notes, 1):
             tags["Note" if n == 1 else f"Note#{n}"] = f"{n}:{text}"
     if play is not None:
-        tags["Play"] = play[0].letter
-        sections["Play"] = "\n".join(play[1])
+        tags["Play"] = play.opening_leader.letter
+        sections["Play"] = write_play(play)
+
+
+def _contract(r: Reader, dealer: Seat, calls: list[str], positions: list[int],
+              number: int) -> Contract | None:
+    """The final contract, through :class:`~dealer.auction.Auction` (the one declarer rule);
+    ``None`` while unfinished, or when a call breaks the rules (said, and kept as written)."""
+    if not calls:
+        return None
+    auction = Auction(dealer)
+    for text, p in zip(calls, positions, strict=True):
+        try:
+            auction.call(text)
+        except AuctionError as e:
+            r.deviation(f"{e} (the calls are kept as written; no contract is worked out)", p,
+                        board=number, field="mb")
+            return None
+    return auction.contract
 
 
 def _parse_card(text: str) -> int:
@@ -389,32 +347,6 @@ def _parse_card(text: str) -> int:
     if len(t) != 2 or t[0] not in _SUIT_SHIFT or t[1] not in _RANK_INDEX:
         raise ValueError(text)
     return _SUIT_SHIFT[t[0]] + _RANK_INDEX[t[1]]
-
-
-def _play_rows(deal: Deal | None, cards: list[int], leader: Seat, trump: int | None,
-               declarer: Seat) -> tuple[int, list[str]]:
-    """PBN play lines (a column per seat from the opening leader) and declarer's tricks."""
-    rows: list[str] = []
-    won = 0
-    to_lead = leader
-    for t in range(0, len(cards), 4):
-        trick = cards[t:t + 4]
-        seats = [Seat((to_lead + i) % 4) for i in range(len(trick))]
-        if deal is not None and not deal.partial:
-            # The deal says who held each card; trust it over the rotation.
-            owners = [deal.owner(c) for c in trick]
-            if None not in owners:
-                seats = owners  # type: ignore[assignment]
-        by_seat = {s: c for s, c in zip(seats, trick, strict=True)}
-        rows.append(" ".join(_card_name(1 << by_seat[s]) if s in by_seat else "-"
-                             for s in leader.clockwise()))
-        if len(trick) == 4:
-            to_lead = seats[trick_winner(trick, trump)]
-            if to_lead in (declarer, declarer.partner):
-                won += 1
-    if len(cards) < 52:
-        rows.append("*")
-    return won, rows
 
 
 # --------------------------------------------------------------------------- writing
@@ -462,54 +394,50 @@ def _lin_calls(board: Board) -> list[str]:
             if note and note != "alert":
                 out.append(f"an|{note.replace('|', '/')}|")
             continue
-        call = tok.upper()
-        if call == "AP":
+        if tok.upper() == "AP":
             out.extend(["mb|p|"] * 3)
-        elif call == "PASS":
-            out.append("mb|p|")
-        elif call == "X":
-            out.append("mb|d|")
-        elif call == "XX":
-            out.append("mb|r|")
-        elif _CALL_RE.match(call):
-            m2 = _CALL_RE.match(call)
-            assert m2 is not None
-            out.append(f"mb|{m2.group(1)}{'N' if m2.group(2) in ('N', 'NT') else m2.group(2)}|")
-        # "-", "+", "*", "$n" NAGs and suffix annotations carry no call
+            continue
+        if tok in ("-", "+", "*") or re.fullmatch(r"\$\d+|[!?]+", tok):
+            continue  # no call: a filler, the end mark, NAGs and suffix annotations
+        try:
+            call = Call.parse(tok)
+        except AuctionError:
+            continue
+        out.append(f"mb|{_lin_call(call)}{'!' if tok.endswith('!') else ''}|")
     return out
 
 
+def _lin_call(call: Call) -> str:
+    if call.kind == "bid":
+        assert call.strain is not None
+        return f"{call.level}{'N' if call.strain is Strain.NOTRUMP else call.strain.letter}"
+    return {"pass": "p", "double": "d", "redouble": "r"}[call.kind]
+
+
 def _lin_play(board: Board) -> tuple[list[str], int]:
+    """``pc`` pairs in the order played (``pg`` after each trick), through the PBN play codec."""
     text = board.sections.get("Play")
     leader_text = board.tags.get("Play", "").strip()
     if not text or not leader_text:
         return [], 0
     try:
         leader = Seat.parse(leader_text)
+        contract = Contract.parse(board.tags.get("Contract", ""))
+        trump = contract.strain.suit if contract.strain is not None else None
     except BoardwrightError:
+        trump = None
+    try:
+        cards = pbn_play_sequence(leader, text, trump)
+    except BoardwrightError as e:
+        warnings.warn(FormatWarning(f"board {board.number}: the play is not written: {e}"),
+                      stacklevel=3)
         return [], 0
-    trump = _strain_suit(board.tags.get("Contract", ""))
     out: list[str] = []
-    count = 0
-    to_lead = leader
-    for line in text.split("\n"):
-        toks = [t for t in _pbn_tokens(line) if not re.fullmatch(r"=\d+=|\$\d+|[!?]+", t)]
-        if not toks or toks[0] == "*":
-            break
-        by_seat: dict[Seat, int] = {}
-        for seat, tok in zip(leader.clockwise(), toks[:4], strict=False):
-            try:
-                by_seat[seat] = _parse_card(tok.rstrip("!?"))
-            except ValueError:
-                continue
-        order = [s for s in to_lead.clockwise() if s in by_seat]
-        trick = [by_seat[s] for s in order]
-        out.extend(f"pc|{_card_name(1 << c)}|" for c in trick)
-        count += len(trick)
-        if len(trick) == 4:
+    for i, c in enumerate(cards, start=1):
+        out.append(f"pc|{c}|")
+        if i % 4 == 0:
             out.append("pg||")
-            to_lead = order[trick_winner(trick, trump)]
-    return out, count
+    return out, len(cards)
 
 
 def dumps(dealset: DealSet) -> bytes:

@@ -74,23 +74,6 @@ def exact_bid_points(bid: int) -> int:
     return 10 + bid * (bid + 1) // 2
 
 
-def bugger_trick_winner(cards: Sequence[Card], trump: Suit | None) -> int:
-    """Index (0 = leader) of the card that wins a trick of any size.
-
-    >>> bugger_trick_winner([Card.parse(c) for c in ("H5", "HK", "C2")], Suit.CLUBS)
-    2
-    """
-    if not cards:
-        raise BuggerError("an empty trick has no winner")
-    led = cards[0].suit
-
-    def power(c: Card) -> tuple[int, int]:
-        tier = 2 if trump is not None and c.suit == trump else (1 if c.suit == led else 0)
-        return (tier, c.rank)
-
-    return max(range(len(cards)), key=lambda i: power(cards[i]))
-
-
 @dataclass
 class Round:
     """One round as played: its dealer, trump, bids, tricks and points."""
