@@ -147,6 +147,8 @@ class Play:
         self.tricks: list[Trick] = [Trick(self.declarer.lho)]
         self.claimed: int | None = None  # declarer-side tricks of those left, when claimed
         self._played: set[int] = set()
+        self._played_mask = [0, 0, 0, 0]  # by seat: what remaining() takes off the hand
+        self._done = 0  # completed tricks
         self.faults: list[str] = []  # what :meth:`record` kept although it broke a rule
 
     # -- state -------------------------------------------------------------------
@@ -173,7 +175,7 @@ class Play:
 
     @property
     def is_complete(self) -> bool:
-        return self.claimed is not None or len(self.completed_tricks) == 13
+        return self.claimed is not None or self._done == 13
 
     @property
     def next_seat(self) -> Seat:
@@ -210,7 +212,7 @@ class Play:
         if self.deal is None:
             raise PlayError("the deal is not known, so the cards held are not known")
         hand = self.deal.hand(seat)
-        return Hand.from_mask(hand.mask & ~_mask(self.played_by(seat)))
+        return Hand.from_mask(hand.mask & ~self._played_mask[seat])
 
     @property
     def dummy_cards(self) -> Hand | None:
@@ -290,10 +292,12 @@ class Play:
             if self.is_complete:
                 return reason
         t = self.current
+        self._played_mask[self.next_seat] |= 1 << int(c)
         t.cards.append(c)
         self._played.add(int(c))
         if t.is_complete:
             t.winner = trick_winner(t.cards, t.leader, self.trump)
+            self._done += 1
             if len(self.tricks) < 13:
                 self.tricks.append(Trick(t.winner))
         return reason
@@ -358,13 +362,6 @@ class Play:
     def card_sequence(self) -> list[Card]:
         """All cards played, in the order played."""
         return [c for t in self.tricks for c in t.cards]
-
-
-def _mask(cards: Iterable[Card]) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << int(c)
-    return m
 
 
 def replay(contract: Contract, cards: Iterable[Card | str], deal: Deal | None = None, *,

@@ -36,16 +36,16 @@ class Seat(IntEnum):
     @property
     def lho(self) -> Seat:
         """Left-hand opponent: the next seat clockwise (who plays after this seat)."""
-        return Seat((self + 1) % 4)
+        return _SEATS[(self + 1) % 4]
 
     @property
     def partner(self) -> Seat:
-        return Seat((self + 2) % 4)
+        return _SEATS[(self + 2) % 4]
 
     @property
     def rho(self) -> Seat:
         """Right-hand opponent: the previous seat clockwise."""
-        return Seat((self + 3) % 4)
+        return _SEATS[(self + 3) % 4]
 
     @property
     def is_ns(self) -> bool:
@@ -53,11 +53,11 @@ class Seat(IntEnum):
 
     def rotate(self, steps: int) -> Seat:
         """The seat ``steps`` places clockwise from this one."""
-        return Seat((self + steps) % 4)
+        return _SEATS[(self + steps) % 4]
 
     def clockwise(self) -> Iterator[Seat]:
         """The four seats, starting at this one, clockwise."""
-        return (Seat((self + i) % 4) for i in range(4))
+        return (_SEATS[(self + i) % 4] for i in range(4))
 
     @classmethod
     def parse(cls, text: str) -> Seat:
@@ -71,6 +71,8 @@ class Seat(IntEnum):
         return self.letter
 
 
+# Seat(n) goes through Enum.__call__, slow in the inner loops of play and checking.
+_SEATS: tuple[Seat, ...] = tuple(Seat)
 _SEAT_BY_TEXT = {s.letter: s for s in Seat} | {s.name: s for s in Seat}
 
 

@@ -12,6 +12,7 @@ See docs/architecture.md.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 import tomllib
@@ -324,3 +325,77 @@ def test_no_output_parsing_or_signals_between_processes() -> None:
     # The runners that did so are gone for good.
     assert not (ROOT / "webpanel" / "rigrunner.py").exists()
     assert not (ROOT / "webpanel" / "runner.py").exists()
+
+
+
+# ------------------------------------------------------------------ each rule written once
+# A rule, the one definition that states it, and the names any other statement of it
+# would bear (issue 17: the trick winner was in play.py, play_record.py and formats/lin.py;
+# the declarer in auction.py and formats/lin.py; the PBN Play section in six places).
+RULES: dict[str, tuple[str | tuple[str, ...], str]] = {
+    "who wins a trick (Law 44)": ("dealer.play.trick_winner",
+                                  r"trick_winner|winning_card|trick_won_by"),
+    "the declarer (Law 1)": ("dealer.auction.Auction.contract",
+                             r"^(contract|auction_result|declarer_of|find_declarer|final_contract)$"),
+    "reading the PBN Play section": (("dealer.play_section.read_play",
+                                      "dealer.play_section.pbn_play_sequence"),
+                                     r"play_sequence$|^_?(read|parse)_play$|play_section$"),
+    "writing the PBN Play section": ("dealer.play_section.write_play",
+                                     r"play_rows$|^_?(write|format)_play$"),
+    "a seat's name": ("dealer.seats.Seat.title", r"^(title|seat_name|seat_title)$"),
+}
+_SEAT_TITLES = ("North", "East", "South", "West")
+
+
+def definitions(source: str, module: str) -> list[str]:
+    """Qualified names of the functions defined in ``source`` (``@overload`` stubs are
+    declarations, not definitions)."""
+    found: list[str] = []
+
+    def walk(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                walk(child, f"{prefix}.{child.name}")
+            elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                if not any(isinstance(d, ast.Name) and d.id == "overload"
+                           for d in child.decorator_list):
+                    found.append(f"{prefix}.{child.name}")
+                walk(child, f"{prefix}.{child.name}")
+
+    walk(ast.parse(source), module)
+    return found
+
+
+def _all_definitions() -> list[str]:
+    out: list[str] = []
+    files = [p for pkg in (CORE, *ADAPTERS, "bench") for p in sorted((ROOT / pkg).rglob("*.py"))]
+    for path in [*files, *sorted(ROOT.glob("*.py"))]:
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        out += definitions(path.read_text(encoding="utf-8"), module.removesuffix(".__init__"))
+    return out
+
+
+def test_definitions_sees_methods_and_skips_overloads() -> None:
+    src = ("from typing import overload\n@overload\ndef f(x: int) -> int: ...\n"
+           "def f(x): return x\nclass A:\n    def g(self): pass\n")
+    assert definitions(src, "m") == ["m.f", "m.A.g"]
+
+
+def test_each_rule_has_exactly_one_definition() -> None:
+    defined = _all_definitions()
+    for rule, (home, names) in RULES.items():
+        pattern = re.compile(names)
+        found = [d for d in defined if pattern.search(d.rsplit(".", 1)[1])]
+        homes = [home] if isinstance(home, str) else list(home)
+        assert found == homes, f"{rule}: defined as {found}, only {homes} should be"
+
+
+def test_the_seat_names_are_written_once() -> None:
+    problems = []
+    files = [p for pkg in (CORE, *ADAPTERS, "bench") for p in sorted((ROOT / pkg).rglob("*.py"))]
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Tuple | ast.List) and tuple(
+                    e.value if isinstance(e, ast.Constant) else None for e in node.elts) == _SEAT_TITLES:
+                problems.append(f"{path.relative_to(ROOT)}:{node.lineno}: use Seat.title")
+    assert problems == []

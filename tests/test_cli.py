@@ -234,3 +234,52 @@ def test_a_sealed_set_shows_no_hands(tmp_path: Path, instance: dict[str, str]) -
     assert "sealed" in run("deals", "check", str(path)).stdout
     assert run("deals", "import", str(path), env=instance).returncode == 0
     assert "(sealed)" in run("deals", "list", env=instance).stdout
+
+
+# Board 1 of example1.pbn's deal (N:AKT2.5.K854.AQ43 ...), with three faults issue 16 found
+# `check --strict` calling clean: an insufficient bid, Result "14", and in the play a card
+# its seat does not hold (South plays North's CA).
+_FAULTY_PBN = """[Event "faults"]
+[Board "1"]
+[Dealer "N"]
+[Vulnerable "None"]
+[Deal "N:AKT2.5.K854.AQ43 8.AKQJ2.Q9.KJT92 QJ9.T643.T7632.6 76543.987.AJ.875"]
+[Board "2"]
+[Dealer "E"]
+[Vulnerable "NS"]
+[Deal "N:AKT2.5.K854.AQ43 8.AKQJ2.Q9.KJT92 QJ9.T643.T7632.6 76543.987.AJ.875"]
+[Declarer "N"]
+[Contract "1NT"]
+[Result "14"]
+[Auction "E"]
+1H 1D Pass Pass
+[Board "3"]
+[Dealer "S"]
+[Vulnerable "EW"]
+[Deal "N:AKT2.5.K854.AQ43 8.AKQJ2.Q9.KJT92 QJ9.T643.T7632.6 76543.987.AJ.875"]
+[Declarer "N"]
+[Contract "1NT"]
+[Result "7"]
+[Auction "S"]
+Pass Pass 1NT Pass
+Pass Pass
+[Play "E"]
+CK CA C5 C3
+*
+"""
+
+
+def test_check_replays_auctions_results_and_play(tmp_path: Path) -> None:
+    path = tmp_path / "faults.pbn"
+    path.write_text(_FAULTY_PBN.replace('[Board "2"]', '\n[Board "2"]')
+                    .replace('[Board "3"]', '\n[Board "3"]'))
+    p = run("deals", "check", str(path))
+    assert p.returncode == 1, (p.stdout, p.stderr)
+    out = p.stdout
+    assert f"{path}: board 2, auction, call 2 (S): insufficient bid 1D" in out
+    assert f'{path}: board 2: Result "14" is not a number of tricks from 0 to 13' in out
+    assert f"{path}: board 3, trick 1, card 2 (S): CA is not in South's hand" in out
+    assert "every board holds" not in out
+    strict = run("deals", "check", str(path), "--strict")
+    assert_one_line_error(strict, "3 faults in auctions, play or results")
+    assert "insufficient bid 1D" in strict.stdout  # each fault is listed before the verdict

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from dealer import formats
 from dealer.board import DealSet
+from dealer.board_check import board_faults
 from dealer.cli._io import check_output, first_board_arg, read_set, reported_warnings
 from dealer.diagram import board_diagram
 from dealer.errors import BoardwrightError
@@ -141,6 +142,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     incomplete: list[int] = []
     odd: list[int] = []
     seen: Counter[int] = Counter()
+    faults: list[str] = []  # auctions, play and results replayed through the rules
     bar = Progress("checking", len(ds), after=0.0)
     for i, b in enumerate(ds):
         if b.deal is None or not b.deal.is_complete:
@@ -148,6 +150,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if not b.standard_markings:
             odd.append(b.number)
         seen[b.number] += 1
+        faults += board_faults(b)
         if i % 1024 == 0:
             bar.update(i)
     bar.update(len(ds))
@@ -166,13 +169,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     if odd:
         print("  boards whose dealer or vulnerability differ from the standard cycle: "
               f"{_numbers(odd)}")
-    if not (warned or incomplete or repeated):
+    for fault in faults:
+        print(f"  {args.file}: {fault}")
+    if not (warned or incomplete or repeated or faults):
         print("  every board holds a full, valid deal")
         return 0
     if args.strict:
         problems = [f"{len(x)} {what}" for x, what in (
             (incomplete, "boards lack a full deal"), (repeated, "board numbers repeat"),
-            (warned, "warnings")) if x]
+            (warned, "warnings"), (faults, "faults in auctions, play or results")) if x]
         raise BoardwrightError(f"{args.file}: {'; '.join(problems)}")
     return 1
 
