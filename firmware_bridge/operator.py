@@ -197,6 +197,7 @@ class EmulatedOperator:
             return
         self.emu.take_rejects()  # a fresh deck: clear what the last one left behind
         self.emu.take_hopper()
+        self.put_aside = []  # second copies of the last deck went with it
         faults = self.scenario.faults.get(number, [])
         if "wrong_board" in faults and slot.index not in self.wrong_done:
             self.wrong_done.add(slot.index)
@@ -245,7 +246,9 @@ class EmulatedOperator:
         elif code == "missing":
             found, self.aside = self.aside, []
             self.emu.put_on_hopper(found)  # on the hopper before the tray is touched
-            self._refeed(rig)
+            if not found and not self._refeed(rig):
+                # Nothing to add: going on would only hear "missing" again, for ever.
+                raise RigError(f"{notice.message}: the simulated operator has no such card")
             self.emu.load_hopper([])  # "cards added": the machine may say empty again
         elif code == "double_feed":
             self.emu.return_rejects(2)
@@ -256,17 +259,24 @@ class EmulatedOperator:
         elif code == "hopper_empty":
             self.emu.load_hopper(standard_deck())
 
-    def _refeed(self, rig: Host) -> None:
-        """Put back what belongs to the deck; jokers, strays and second copies go aside."""
+    def _refeed(self, rig: Host) -> int:
+        """Put back what belongs to the deck; jokers, strays and second copies go aside.
+
+        Returns how many cards went back on the hopper.
+        """
         keep = []
         for pc in self._take_rejects():
             if pc.joker or pc.deck_id == "77":
                 continue
-            if pc in self.put_aside:  # the session called it a second copy
-                self.put_aside.remove(pc)
+            # The very piece of cardboard the session called a second copy (by identity:
+            # an equal card of an earlier deck with the same back is another card).
+            second = next((i for i, x in enumerate(self.put_aside) if x is pc), None)
+            if second is not None:
+                del self.put_aside[second]
                 continue
             keep.append(pc if pc.face_up else dataclasses.replace(pc, face_up=True))
         self.emu.put_on_hopper(keep)
+        return len(keep)
 
     def _take_rejects(self) -> list[PhysicalCard]:
         """Empty the reject tray into the operator's hand (not onto the hopper)."""
