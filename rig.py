@@ -214,28 +214,7 @@ class Rig:
         self._t0 = time.monotonic()
         s = self.session
         self.publish(force=True)
-        if s.current is not None or s.boards_done:
-            view = self._view()
-            notices, reroute = s.reconcile(view)
-            for key, pocket in reroute:
-                self.m.route(key[1], pocket)
-            self.tell(notices)
-            cur = s.current
-            if (view.gate is not None and not view.gate_routed and cur is not None
-                    and view.gate not in cur.decided):
-                # The last host saw this card (so the machine will not announce it again)
-                # but died before deciding: decide now.
-                self.on_event(ev.CardAtGate(view.gate[1], True, view.gate[0]))
-            if s.state == "dealing":
-                self.continue_machine()
-            elif s.state == "board_done" and s.notices:
-                self.tell([s.notices[-1]])
-        else:
-            st = self.m.state()
-            if st.board_present:
-                self.tell(s.board_inserted(st.board_number or None))
-            else:
-                self.tell(s.start())
+        self._begin()
         quiet_since = time.monotonic()
         rescues = 0
         while s.state not in ("finished", "stopped"):
@@ -270,6 +249,29 @@ class Rig:
             print(file=self.display.out)
         return self.report
 
+    def _begin(self) -> None:
+        """Resync with the machine (a restored job) or give the job's first instruction."""
+        s = self.session
+        if s.current is not None or s.boards_done:
+            view = self._view()
+            notices, reroute = s.reconcile(view)
+            for key, pocket in reroute:
+                self.m.route(key[1], pocket)
+            self.tell(notices)
+            cur = s.current
+            if (view.gate is not None and not view.gate_routed and cur is not None
+                    and view.gate not in cur.decided):
+                # The last host saw it (it is not announced again) but died before deciding.
+                self.on_event(ev.CardAtGate(view.gate[1], True, view.gate[0]))
+            if s.state == "dealing":
+                self.continue_machine()
+            elif s.state == "board_done" and s.notices:
+                self.tell([s.notices[-1]])
+        else:
+            st = self.m.state()
+            self.tell(s.board_inserted(st.board_number or None) if st.board_present
+                      else s.start())
+
     def _rescue(self) -> bool:
         """Nothing has happened for a while: look at the machine, then ask the operator."""
         s = self.session
@@ -277,11 +279,10 @@ class Rig:
             st = self.m.state()
         except MachineError:
             return True  # the link is down; the driver keeps trying
-        if s.state == "dealing" and st.faults & proto.Fault.HOPPER_EMPTY and st.gate_id == 0:
-            notices = s.hopper_empty()
-            if notices:
-                self.tell(notices)
-                return True
+        empty = st.faults & proto.Fault.HOPPER_EMPTY and st.gate_id == 0
+        if s.state == "dealing" and empty and (notices := s.hopper_empty()):
+            self.tell(notices)
+            return True
         return bool(self.operator.idle(self))
 
     def _show(self, seen: Sighting, d: Any) -> None:
