@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -239,36 +239,57 @@ def find_deals(
     Raises :class:`ConstraintError` when the request is impossible, or when the
     acceptance rate seen so far says it would take longer than ``max_seconds``.
     """
+    found: list[Deal] = []
+    for columns in iter_owner_columns(constraints, count, key=key, max_seconds=max_seconds,
+                                      max_tries=max_tries, batch_size=batch_size,
+                                      progress=progress, progress_after=progress_after):
+        found.extend(deal_from_owner_column(columns, i) for i in range(columns.shape[1]))
+    return found
+
+
+def iter_owner_columns(
+    constraints: Constraints,
+    count: int,
+    *,
+    key: bytes | None = None,
+    max_seconds: float = 60.0,
+    max_tries: int = 200_000_000,
+    batch_size: int = 65_536,
+    progress: bool = True,
+    progress_after: float = 1.0,
+) -> Iterator[np.ndarray]:
+    """The deals of :func:`find_deals`, in the same order, as owner columns ``(52, k)``
+    a batch at a time: a caller can write 200,000 deals without holding them all."""
     constraints.check_possible()
     fixed = constraints.fixed_owners()
     stream = KeyedStream(key) if key is not None else OsStream()
-    found: list[Deal] = []
+    done = 0
     tried = 0
     bar = _Progress(count, progress, progress_after)
     start = time.monotonic()
     try:
-        while len(found) < count:
+        while done < count:
             owners = owners_batch(batch_size, stream, fixed=fixed)
             ok = np.flatnonzero(constraints.mask(Batch(owners)))
             tried += batch_size
-            for i in ok:
-                deal = deal_from_owner_column(owners, int(i))
-                if constraints.predicate is None or constraints.predicate(deal):
-                    found.append(deal)
-                    if len(found) == count:
-                        break
-            bar.update(len(found), tried)
+            if constraints.predicate is not None:
+                ok = np.array([i for i in ok if constraints.predicate(
+                    deal_from_owner_column(owners, int(i)))], dtype=np.int64)
+            ok = ok[:count - done]
+            if len(ok):
+                done += len(ok)
+                yield owners[:, ok]
+            bar.update(done, tried)
             elapsed = time.monotonic() - start
-            _check_time(constraints, found, count, tried, elapsed, max_seconds, max_tries)
+            _check_time(constraints, done, count, tried, elapsed, max_seconds, max_tries)
     finally:
         bar.close()
-    return found
 
 
-def _check_time(constraints: Constraints, found: list[Deal], count: int, tried: int,
+def _check_time(constraints: Constraints, found: int, count: int, tried: int,
                 elapsed: float, max_seconds: float, max_tries: int) -> None:
     what = constraints.text or "these constraints"
-    if len(found) >= count:
+    if found >= count:
         return
     if not found:
         if elapsed > max_seconds or tried >= max_tries:
@@ -278,11 +299,11 @@ def _check_time(constraints: Constraints, found: list[Deal], count: int, tried: 
         return
     if elapsed < 0.5:
         return
-    per_deal = elapsed / len(found)
-    eta = per_deal * (count - len(found))
-    if elapsed + eta > max_seconds * 1.05 or tried / len(found) * count > max_tries:
+    per_deal = elapsed / found
+    eta = per_deal * (count - found)
+    if elapsed + eta > max_seconds * 1.05 or tried / found * count > max_tries:
         raise ConstraintError(
-            f"{what!r} matches about 1 deal in {tried / len(found):,.0f}; {count} deals would take "
+            f"{what!r} matches about 1 deal in {tried / found:,.0f}; {count} deals would take "
             f"about {elapsed + eta:,.0f} s, over the limit of {max_seconds:.0f} s "
             "(loosen the constraints or raise --max-seconds)")
 

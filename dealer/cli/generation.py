@@ -108,9 +108,13 @@ def register_verbs(dsub: argparse._SubParsersAction) -> None:
     u.set_defaults(func=cmd_unseal)
 
     t = dsub.add_parser("teach", help="deal a teaching set that meets constraints")
-    t.add_argument("constraints", help="e.g. 'north: 15-17 hcp, balanced' or "
+    t.add_argument("constraints", nargs="?", help="e.g. 'north: 15-17 hcp, balanced' or "
                    "'hcp(north) >= 15 and shape(north, any 4333 + any 4432)'")
-    t.add_argument("--boards", required=True)
+    t.add_argument("--file", metavar="SCRIPT",
+                   help="a script of Hans van Staveren's dealer (condition, predeal, produce, "
+                        "dealer, vulnerable ...), run as it is")
+    t.add_argument("--boards", help="board numbers (default with --file: 1 to the script's "
+                                    "produce)")
     t.add_argument("--predeal", default="", help="cards fixed to seats, e.g. 'N:AK.. W=SQ,HQ'")
     t.add_argument("--max-seconds", type=float, default=60.0)
     t.add_argument("--event", default="")
@@ -154,12 +158,19 @@ def _read_record(path: Path) -> dict:
 def _build_from_record(data: dict) -> DealSet:
     secret = bytes.fromhex(data["secret"])
     numbers = parse_boards(data["boards"])
-    if data.get("constraints"):
+    if data.get("constraints") or data.get("script"):
         from dealer.constraints import Constraints, find_deals, parse_predeal
 
-        c = Constraints.parse(data["constraints"], predeal=parse_predeal(data.get("predeal", "")))
+        dealer = vul = None
+        if data.get("script"):
+            script, c = _script_constraints(data["script"], data.get("script_name", "script"))
+            c.predeal.update(parse_predeal(data.get("predeal", "")))
+            dealer, vul = script.dealer, script.vulnerable
+        else:
+            c = Constraints.parse(data["constraints"],
+                                  predeal=parse_predeal(data.get("predeal", "")))
         deals = find_deals(c, len(numbers), key=secret, max_seconds=float("inf"), progress=True)
-        ds = DealSet([Board(n, d) for n, d in zip(numbers, deals, strict=True)],
+        ds = DealSet([Board(n, d, dealer, vul) for n, d in zip(numbers, deals, strict=True)],
                      meta={"Generator": GENERATOR_NAME})
         if data.get("event"):
             ds.meta["Event"] = data["event"]
@@ -311,24 +322,74 @@ def cmd_unseal(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_teach(args: argparse.Namespace) -> int:
-    from dealer.constraints import Constraints, find_deals, parse_predeal
+def _script_constraints(text: str, source: str):  # type: ignore[no-untyped-def]
+    from dealer.constraints import Constraints
+    from dealer.dealer_script import parse_script
 
-    numbers = parse_boards(args.boards)
-    predeal = parse_predeal(args.predeal)
-    c = Constraints.parse(args.constraints, predeal=predeal)
-    _fmt_name(args.output, args.format)
+    script = parse_script(text, source=source)
+    return script, Constraints(expr=script.mask, predeal=dict(script.predeal),
+                               text=f"the condition of {source}")
+
+
+def cmd_teach(args: argparse.Namespace) -> int:
+    from dealer.constraints import Constraints, iter_owner_columns, parse_predeal
+    from dealer.generate import deal_from_owner_column
+
+    if (args.constraints is None) == (args.file is None):
+        raise BoardwrightError("give the constraints or --file SCRIPT (one of the two)")
+    script = None
+    if args.file:
+        try:
+            script_text = Path(args.file).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise BoardwrightError(f"{args.file}: cannot open the script: {exc.strerror}") from None
+        script, c = _script_constraints(script_text, args.file)
+        if args.predeal:
+            c.predeal.update(parse_predeal(args.predeal))
+        boards = args.boards or (f"1-{script.produce}" if script.produce else None)
+        if boards is None:
+            raise BoardwrightError(f"{args.file} has no 'produce' line; give --boards")
+    else:
+        c = Constraints.parse(args.constraints, predeal=parse_predeal(args.predeal))
+        boards = args.boards
+        if boards is None:
+            raise BoardwrightError("give --boards, e.g. --boards 1-24")
+    numbers = parse_boards(boards)
+    name = _fmt_name(args.output, args.format)
     check_outputs((args.output, "set"), (_record_path(args.output, None), "secret record"))
+    if script and (script.dealer or script.vulnerable) and name in ("dup", "dlm", "bri", "dge"):
+        raise BoardwrightError(
+            f"{args.file} sets the dealer or vulnerability of every board, and {name} files "
+            "give each board those of the standard cycle; write PBN or LIN instead")
+    c.check_possible()  # before the secret: an impossible request uses none up
     secret = new_secret()
-    deals = find_deals(c, len(numbers), key=secret, max_seconds=args.max_seconds)
     default_registry().claim(secret, f"teach {args.output}")
-    ds = DealSet([Board(n, d) for n, d in zip(numbers, deals, strict=True)],
-                 meta={"Generator": GENERATOR_NAME, **({"Event": args.event} if args.event else {})})
+    meta = {"Generator": GENERATOR_NAME, **({"Event": args.event} if args.event else {})}
+    dealer = script.dealer if script else None
+    vul = script.vulnerable if script else None
     record = _record_path(args.output, None)
     _write_record(record, secret, boards=format_boards(numbers), event=args.event,
-                  constraints=args.constraints, predeal=args.predeal, output=args.output)
-    name = _write_set(ds, args.output, args.format)
-    print(f"wrote {len(ds)} teaching boards to {args.output} ({name}); secret record: {record}")
+                  constraints=args.constraints or "", predeal=args.predeal,
+                  **({"script": script_text, "script_name": args.file} if script else {}),
+                  output=args.output)
+    chunks = iter_owner_columns(c, len(numbers), key=secret, max_seconds=args.max_seconds)
+    if name == "pbn":
+        # Streamed: each batch is written as it is dealt, so 200,000 boards fit in little memory.
+        from dealer.formats.pbn_stream import write_pbn_stream
+
+        try:
+            count = write_pbn_stream(args.output, chunks, numbers, meta, dealer=dealer,
+                                     vulnerability=vul)
+        except BaseException:
+            Path(args.output).unlink(missing_ok=True)  # never leave half a set behind
+            raise
+    else:
+        cols = [deal_from_owner_column(ch, i) for ch in chunks for i in range(ch.shape[1])]
+        ds = DealSet([Board(n, d, dealer, vul) for n, d in zip(numbers, cols, strict=True)],
+                     meta=meta)
+        _write_set(ds, args.output, args.format)
+        count = len(ds)
+    print(f"wrote {count} teaching boards to {args.output} ({name}); secret record: {record}")
     return 0
 
 
