@@ -25,15 +25,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
-
-from sqlalchemy import Engine, func, insert, select
-from sqlalchemy.exc import SQLAlchemyError
+from typing import TYPE_CHECKING
 
 from dealer.cards import Strain
 from dealer.deal import Deal
 from dealer.errors import BoardwrightError
 from dealer.progress import Progress
 from dealer.seats import Seat, Vulnerability
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 # DDS orders strains S, H, D, C, NT; boardwright's Strain is C, D, H, S, NT.
 _DDS_STRAIN = (3, 2, 1, 0, 4)  # DDS strain index -> Strain value
@@ -142,7 +143,12 @@ class DDCache:
 
     _CHUNK = 500  # deals per SELECT ... IN, well under every backend's parameter limit
 
+    # SQLAlchemy is imported in the methods, not at the top: solving, par and the hand
+    # records need no database library, and importing this module does not load one.
+
     def __init__(self, target: str | Path | Engine | None = None) -> None:
+        from sqlalchemy import Engine
+
         from dealer.store import Store, migrate
         from dealer.store.dd_models import DDTableRow
 
@@ -161,6 +167,8 @@ class DDCache:
         return deal.bits.to_bytes(26, "big")
 
     def get_many(self, deals: Sequence[Deal]) -> dict[Deal, DDTable]:
+        from sqlalchemy import select
+
         by_key = {self.key(d): d for d in deals}
         keys = list(by_key)
         out: dict[Deal, DDTable] = {}
@@ -173,6 +181,8 @@ class DDCache:
         return out
 
     def put_many(self, items: dict[Deal, DDTable]) -> None:
+        from sqlalchemy import insert, select
+
         rows = [{"deal": self.key(d), "tricks": t.to_bytes()} for d, t in items.items()]
         if not rows:
             return
@@ -189,6 +199,8 @@ class DDCache:
                 conn.execute(insert(self._row), [r for r in rows if r["deal"] not in have])
 
     def __len__(self) -> int:
+        from sqlalchemy import func, select
+
         with self._guard("read"), self.engine.connect() as conn:
             return int(conn.scalar(select(func.count()).select_from(self._row)) or 0)
 
@@ -198,6 +210,8 @@ class DDCache:
 
     @contextmanager
     def _guard(self, what: str) -> Iterator[None]:
+        from sqlalchemy.exc import SQLAlchemyError
+
         from dealer.store import StoreError
 
         try:

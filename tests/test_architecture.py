@@ -399,3 +399,123 @@ def test_the_seat_names_are_written_once() -> None:
                     e.value if isinstance(e, ast.Constant) else None for e in node.elts) == _SEAT_TITLES:
                 problems.append(f"{path.relative_to(ROOT)}:{node.lineno}: use Seat.title")
     assert problems == []
+
+
+# -- SQLAlchemy stays in the store ------------------------------------------------------
+
+# The store and the command line use the database; the migrations are Alembic's scripts,
+# run only by dealer.store.migrate. Everything else in the core is pure.
+DB_PACKAGES = ("dealer/store/", "dealer/cli/", "dealer/migrations/")
+DB_LIBRARIES = frozenset({"sqlalchemy", "alembic"})
+
+
+def module_level_imports(source: str, filename: str = "<src>") -> list[tuple[int, str]]:
+    """(line, top-level module) of the imports that run when the module is imported:
+    not those inside a function, nor under ``if TYPE_CHECKING:``."""
+    found: list[tuple[int, str]] = []
+
+    def visit(nodes: list[ast.stmt]) -> None:
+        for n in nodes:
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            if isinstance(n, ast.Import):
+                found.extend((n.lineno, a.name.split(".")[0]) for a in n.names)
+            elif isinstance(n, ast.ImportFrom) and n.level == 0 and n.module:
+                found.append((n.lineno, n.module.split(".")[0]))
+            if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test):
+                visit(n.orelse)
+                continue
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                sub = getattr(n, field, None)
+                if isinstance(sub, list):
+                    visit(sub)
+
+    visit(ast.parse(source, filename).body)
+    return found
+
+
+def _pure_core() -> list[Path]:
+    return [p for p in sorted((ROOT / CORE).rglob("*.py"))
+            if not str(p.relative_to(ROOT)).startswith(DB_PACKAGES)]
+
+
+def test_the_module_level_scanner_sees_through_functions_and_type_checking() -> None:
+    src = ("import sqlalchemy\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+           "    from sqlalchemy import Engine\ndef f():\n    import alembic\n"
+           "class C:\n    from sqlalchemy.orm import Session\ntry:\n    import numpy\n"
+           "except ImportError:\n    pass\n")
+    assert [m for _, m in module_level_imports(src)] == ["sqlalchemy", "typing", "sqlalchemy",
+                                                         "numpy"]
+
+
+def test_the_core_outside_the_store_imports_no_sqlalchemy_at_module_level() -> None:
+    problems = []
+    for path in _pure_core():
+        rel = str(path.relative_to(ROOT))
+        problems += [f"{rel}:{line}: imports {mod!r} at module level; only dealer/store and "
+                     "dealer/cli may (import it inside the function that needs it)"
+                     for line, mod in module_level_imports(path.read_text(encoding="utf-8"), rel)
+                     if mod in DB_LIBRARIES]
+    assert problems == [], "\n".join(problems)
+
+
+def test_importing_the_pure_core_loads_no_sqlalchemy() -> None:
+    # What a static scan cannot see: a module that loads SQLAlchemy through another.
+    # Modules that use the store's API (they import dealer.store) are its callers and
+    # may; every other core module must import without it.
+    mods = []
+    for path in _pure_core():
+        rel = path.relative_to(ROOT).with_suffix("")
+        name = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+        src = path.read_text(encoding="utf-8")
+        lines = src.splitlines()
+        if name == "dealer.__main__" or any(m == CORE and "dealer.store" in lines[n - 1]
+                                            for n, m in module_level_imports(src)):
+            continue
+        mods.append(name)
+    code = ("import importlib, sys\n"
+            f"for m in {mods!r}:\n"
+            "    importlib.import_module(m)\n"
+            "    if 'sqlalchemy' in sys.modules:\n"
+            "        print(m)\n"
+            "        break\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert len(mods) > 30
+    assert p.stdout.strip() == "", f"importing {p.stdout.strip()} loaded SQLAlchemy"
+
+
+# -- one event-scoring entry point ------------------------------------------------------
+
+SCORERS = frozenset({"score_matchpoints", "score_imp_pairs", "score_matches"})
+SCORING_ENTRY = ROOT / "dealer" / "events" / "score.py"
+
+
+def scorer_calls(source: str, filename: str = "<src>") -> list[str]:
+    """Calls of the event scorers by name (``score_matchpoints(...)``, ``m.score_matches(...)``)."""
+    out = []
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) \
+                else ""
+            if name in SCORERS:
+                out.append(f"{filename}:{node.lineno}: calls {name}; score an event through "
+                           "dealer.events.score.score_event")
+    return out
+
+
+def test_events_are_scored_through_one_entry_point() -> None:
+    # The command line and the panel both chose the method (matchpoints, IMPs, teams)
+    # themselves; dealer.events.score does it once. (bench/ measures the scorers directly.)
+    assert scorer_calls("from dealer.events import matchpoints as mp\nmp.score_matchpoints(x)")
+    assert len(SCORING_ENTRY.read_text(encoding="utf-8").split("def score_event(")) == 2
+    problems = []
+    for _, path in _sources():
+        if path != SCORING_ENTRY:
+            problems += scorer_calls(path.read_text(encoding="utf-8"),
+                                     str(path.relative_to(ROOT)))
+    rig = ROOT / f"{RIG}.py"
+    problems += scorer_calls(rig.read_text(encoding="utf-8"), rig.name)
+    assert problems == [], "\n".join(problems)

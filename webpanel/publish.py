@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, render_template
 
+from dealer.formats import results_csv, results_pbn, results_pdf, usebio
 from dealer.store import results as rs
 from webpanel import exports
 from webpanel.db import store
@@ -35,13 +36,13 @@ def export(ce_id: int, fmt: str) -> Response:
     scored = score_event(store(), ce_id)
     ds = rs.dealset_of(store(), ce)
     if fmt == "csv":
-        body: bytes | str = exports.to_csv(scored)
+        body: bytes | str = results_csv.to_csv(scored)
     elif fmt == "pbn":
-        body = exports.to_pbn(name, date, scored, ds)
+        body = results_pbn.to_pbn(name, date, scored, ds)
     elif fmt == "xml":
-        body = exports.to_usebio(name, date, ce, scored)
+        body = usebio.to_usebio(name, date, ce.kind, ce.scoring, scored)
     else:
-        body = exports.results_pdf(name, date, scored, ds)
+        body = results_pdf.results_pdf(name, date, scored, ds)
     return Response(body, mimetype=TYPES[fmt], headers={
         "Content-Disposition": f'attachment; filename="results-{ce_id}.{fmt}"'})
 

@@ -22,11 +22,11 @@ import argparse
 
 from dealer.cli._io import check_output, positive_int
 from dealer.events import asc, travellers
-from dealer.events.imps_events import score_imp_pairs
-from dealer.events.matchpoints import MatchpointOptions, score_matchpoints
+from dealer.events.matchpoints import MatchpointEvent
 from dealer.events.model import EventError, PairKey
 from dealer.events.movements import Movement, howell, mitchell
-from dealer.events.rankings import format_score_card, rank, rank_event
+from dealer.events.rankings import format_score_card
+from dealer.events.score import score_event
 from dealer.events.validation import check_results
 from dealer.events.vp import scale_named
 
@@ -180,16 +180,18 @@ def cmd_event_score(args: argparse.Namespace) -> int:
             print(f"{len(flags)} result(s) flagged: not scored (use --accept-flagged to score "
                   "them as written)")
             return 1
+    scored = score_event(results, method=args.imps or "matchpoints", movement=movement,
+                         numbering=args.numbering, scale=args.scale)
+    if scored.problem:
+        raise EventError(scored.problem)
     if args.imps:
-        ev = score_imp_pairs(results, method=args.imps, numbering=args.numbering)
         print(f"{args.imps} IMPs, total per pair:")
-        for p in rank(ev.totals):
-            print(f"{p.place:>4}  {p.key!s:<8} {p.score:8.2f} IMPs  {ev.boards.get(p.key, 0)} "
-                  "boards")
+        for p, s in zip(scored.placings[""], scored.rankings[""], strict=True):
+            print(f"{p.place:>4}  {p.key!s:<8} {p.score:8.2f} IMPs  {s.boards} boards")
         return 0
-    event = score_matchpoints(results, MatchpointOptions(scale=args.scale,
-                                                         numbering=args.numbering))
-    for line, placings in rank_event(event, movement).items():
+    event = scored.event
+    assert isinstance(event, MatchpointEvent)
+    for line, placings in scored.placings.items():
         print(f"{line + ' ' if line else ''}ranking:")
         for p in placings:
             t = event.totals[p.key]

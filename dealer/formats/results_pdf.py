@@ -1,0 +1,63 @@
+"""Results as PDF: rankings, travellers, then the hand records (unless the set is sealed)."""
+
+from __future__ import annotations
+
+import io
+
+from dealer.board import DealSet
+from dealer.events.score import RecordedResult, Scored
+from dealer.formats.results_csv import cell
+
+
+def results_pdf(name: str, date: str, scored: Scored[RecordedResult], dealset: DealSet | None
+                ) -> bytes:
+    """The event's results as a PDF (A4, reportlab)."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen.canvas import Canvas
+
+    from dealer.records import draw_board, draw_header, register_fonts  # as the hand records
+
+    register_fonts()
+    buf = io.BytesIO()
+    c = Canvas(buf, pagesize=A4)
+    c.setTitle(f"Results – {name} {date}")
+    w, h = A4
+    y = h - 50
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(40, y, f"{name} {date}"[:70])
+    y -= 28
+
+    def line(text: str, bold: bool = False) -> None:
+        nonlocal y
+        if y < 50:
+            c.showPage()
+            y = h - 50
+        c.setFont("Helvetica-Bold" if bold else "Helvetica", 10)
+        c.drawString(40, y, text[:110])
+        y -= 14
+
+    for ln, standings in scored.rankings.items():
+        line(f"Rankings {ln}".strip(), True)
+        for s in standings:
+            unit = "%" if s.unit == "%" else f" {s.unit}"
+            who = s.pair if "team" in s.pair else f"pair {s.pair}"
+            line(f"{s.place:>4}  {who:<13} {s.score:8.2f}{unit}  ({s.boards} boards)")
+        y -= 8
+    for number, lines in sorted(scored.travellers.items()):
+        line(f"Board {number}", True)
+        for r, nsv, ewv in lines:
+            line(f"  {r.ns:>3} v {r.ew:<3} {r.contract or r.ns_artificial or '-':<6} "
+                 f"{r.declarer or '':<2} {'' if r.tricks is None else r.tricks:>2}  "
+                 f"{'' if r.score is None else r.score:>6}  {cell(nsv):>6} {cell(ewv):>6}")
+    c.showPage()
+    if dealset is not None and not dealset.sealed:
+        boards = [b for b in dealset.boards if b.number in scored.travellers]
+        for start in range(0, len(boards), 4):
+            draw_header(c, w, h, 28.0, "", name, date, start // 4 + 1)
+            cw, ch = (w - 56) / 2, (h - 56 - 46) / 2
+            for k, b in enumerate(boards[start:start + 4]):
+                draw_board(c, b, 28 + (k % 2) * cw + 10, h - 28 - 46 - (k // 2) * ch - 10, cw - 20,
+                       None)
+            c.showPage()
+    c.save()
+    return buf.getvalue()
