@@ -8,6 +8,7 @@ camera would report (no serial port, no OpenCV); the end-to-end tests in
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -273,6 +274,8 @@ def test_the_sql_journal_round_trips_and_refuses_a_read_only_database(tmp_path):
     from dealer.store import make_engine
 
     ro = JournalStore(make_engine(f"sqlite:///file:{tmp_path}/j.sqlite?mode=ro&uri=true"))
+    # An SQLite URI names its file after "file:": no folder "file:" appears where we stand.
+    assert not (Path.cwd() / "file:").exists()
     with pytest.raises(JournalError, match="readonly"):
         ro.journal(run).append(Entry("board", 0))
 

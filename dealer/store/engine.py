@@ -51,7 +51,11 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         raise StoreError(f"bad database URL {url!r}: {exc}") from None
     backend = parsed.get_backend_name()
     if backend == "sqlite" and parsed.database and parsed.database != ":memory:":
-        folder = Path(parsed.database).parent
+        path = parsed.database
+        if path.startswith("file:") and str(parsed.query.get("uri", "")).lower() in ("true", "1"):
+            # An SQLite URI filename (file:PATH?mode=ro): the folder is PATH's, not "file:".
+            path = path.removeprefix("file:")
+        folder = Path(path).parent
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
