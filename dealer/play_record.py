@@ -27,7 +27,7 @@ turn.
 ...     _ = r.add(seat, Card.parse(c))
 >>> e = r.add(0, None, note="blurred")
 >>> e.status, len(e.candidates)     # any spade not yet seen: North has not shown out
-('unconfirmed', 10)
+(<EntryStatus.UNCONFIRMED: 'unconfirmed'>, 10)
 >>> r.winner(0) is None
 True
 >>> _ = r.confirm(1, 0, Card.parse("H3")); r.winner(0), r.next_seat
@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from dealer.board import Board
 from dealer.cards import Card, Strain, Suit
@@ -51,7 +52,16 @@ from dealer.play import Play, trick_winner
 from dealer.play_section import read_play, write_play
 from dealer.seats import Seat
 
-READ, CONFIRMED, UNCONFIRMED = "read", "confirmed", "unconfirmed"
+
+class EntryStatus(StrEnum):
+    """How a recorded card is known; equal to the old strings (``"read"`` ...)."""
+
+    READ = "read"  # accepted automatically
+    CONFIRMED = "confirmed"  # a person chose it
+    UNCONFIRMED = "unconfirmed"  # there is a card, not yet named
+
+
+READ, CONFIRMED, UNCONFIRMED = EntryStatus.READ, EntryStatus.CONFIRMED, EntryStatus.UNCONFIRMED
 
 
 class PlayRecordError(BoardwrightError, ValueError):
@@ -64,7 +74,7 @@ class Entry:
 
     seat: int
     card: Card | None
-    status: str = READ
+    status: EntryStatus = READ
     candidates: tuple[Card, ...] = ()
     note: str = ""
 
@@ -281,7 +291,7 @@ class PlayRecord:
                                        f"{self.names[t.leader]} won the trick before")
         t.leader = seat
 
-    def upgrade(self, trick: int, seat: int, card: Card, *, status: str = READ,
+    def upgrade(self, trick: int, seat: int, card: Card, *, status: EntryStatus = READ,
                 note: str = "") -> Entry:
         """Name an unconfirmed card (``trick`` 1-based). ``status`` says who named it."""
         if not 1 <= trick <= len(self.tricks):

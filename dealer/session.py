@@ -33,7 +33,7 @@ WBF Law 6: each pocket holds one hand of 13); ``None`` is the reject tray.
 ...     d = s.card_at_gate((7, gate), Sighting(card))
 ...     _ = s.card_dropped((7, gate), d.pocket)
 >>> s.state, s.boards_done, s.notices[-1].code
-('board_done', 1, 'board_done')
+(<SessionState.BOARD_DONE: 'board_done'>, 1, 'board_done')
 >>> s.card_at_gate((7, 99), Sighting(Card.parse("HQ"))).notices[0].message
 'board 1: the board is full but ♥Q came to the gate; it went to the reject tray'
 """
@@ -43,6 +43,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Protocol
 
 from dealer import session_notices as say
@@ -55,6 +56,17 @@ GateKey = tuple[int, int]  # (boot_id, gate_id)
 
 #: What a camera can say about a card instead of naming it.
 PROBLEMS = ("unreadable", "joker", "face_down", "other_deck")
+
+
+class SessionState(StrEnum):
+    """Where a dealing (or scanning) session stands. A ``StrEnum``: each state equals its
+    old string (``SessionState.DEALING == "dealing"``), so readers of the value see no change."""
+
+    WAITING_BOARD = "waiting_board"
+    DEALING = "dealing"
+    BOARD_DONE = "board_done"
+    STOPPED = "stopped"
+    FINISHED = "finished"
 
 
 class JournalError(BoardwrightError):
@@ -193,7 +205,7 @@ class JournalWriting:
     """
 
     journal: Journal
-    state: str
+    state: SessionState
     stop_reason: str | None
 
     def _note(self, *notices: Notice) -> list[Notice]:  # pragma: no cover - overridden
@@ -201,12 +213,12 @@ class JournalWriting:
 
     def _write(self, entry: Entry) -> bool:
         """Append to the journal; on failure stop everything and say why."""
-        if self.state == "stopped":
+        if self.state == SessionState.STOPPED:
             return False
         try:
             self.journal.append(entry)
         except JournalError as exc:
-            self.state = "stopped"
+            self.state = SessionState.STOPPED
             self.stop_reason = str(exc)
             self._note(say.journal_failed(str(exc)))
             return False
@@ -218,9 +230,9 @@ class JournalWriting:
         Nothing is journaled: the run stays open, so dealing the set again
         resumes from the journal.
         """
-        if self.state == "stopped":
+        if self.state == SessionState.STOPPED:
             return []
-        self.state = "stopped"
+        self.state = SessionState.STOPPED
         self.stop_reason = notice.message
         return self._note(notice)
 
@@ -234,7 +246,7 @@ class DealingSession(JournalWriting):
         self.journal = journal
         self.stop_card = stop_card
         self.check_backs = check_backs
-        self.state = "waiting_board"  # dealing | board_done | stopped | finished
+        self.state = SessionState.WAITING_BOARD  # dealing | board_done | stopped | finished
         self.current: BoardProgress | None = None
         self.done: set[int] = set()
         self.previous_deck: str | None = None
@@ -279,8 +291,8 @@ class DealingSession(JournalWriting):
 
     def start(self) -> list[Notice]:
         """The first instruction of the job (or where a restored job stands)."""
-        if self.state == "finished" or self.next_slot is None:
-            self.state = "finished"
+        if self.state == SessionState.FINISHED or self.next_slot is None:
+            self.state = SessionState.FINISHED
             return self._note(say.job_done(self.boards_total))
         if self.current is not None:
             return []
@@ -292,29 +304,29 @@ class DealingSession(JournalWriting):
 
         Returns notices; the first has code ``start`` when dealing may begin.
         """
-        if self.state == "stopped":
+        if self.state == SessionState.STOPPED:
             return []
         cur = self.current
-        if (self.board_present and cur is not None and self.state in ("dealing", "board_done")
+        if (self.board_present and cur is not None and self.state in (SessionState.DEALING, SessionState.BOARD_DONE)
                 and (sticker is None or sticker == cur.slot.number)):
             return []  # the same insertion announced again (a new host after a crash)
         self.board_present = True
         if self.current is not None and (self.current.placed or self.current.pending):
             # The board was out of the machine: its pockets cannot be trusted.
             self._restart(self.current, "the board was taken out of the machine")
-        if self.state == "finished" or self.next_slot is None:
-            self.state = "finished"
+        if self.state == SessionState.FINISHED or self.next_slot is None:
+            self.state = SessionState.FINISHED
             return self._note(say.job_done(self.boards_total))
         if self.plan.auto_number:
             slot = None if sticker is None else self.plan.next_for(sticker, self.done)
             if slot is None:
-                self.state = "waiting_board"
+                self.state = SessionState.WAITING_BOARD
                 return self._note(say.not_in_plan(sticker, self.plan.describe()))
         else:
             slot = self.next_slot
             assert slot is not None
             if sticker is not None and sticker != slot.number:
-                self.state = "waiting_board"
+                self.state = SessionState.WAITING_BOARD
                 return self._note(say.wrong_board(sticker, slot.label, slot.number))
         if self.current is not None and self.current.slot.index == slot.index and not self.current.placed:
             prog = self.current  # re-inserted before any card: nothing to redo
@@ -323,17 +335,17 @@ class DealingSession(JournalWriting):
             if not self._write(Entry("board", slot.index)):
                 return []
         self.current = prog
-        self.state = "dealing"
+        self.state = SessionState.DEALING
         return self._note(Notice("start", f"dealing {slot.label}", ""))
 
     def board_removed(self) -> list[Notice]:
-        if self.state == "stopped":
+        if self.state == SessionState.STOPPED:
             return []
         self.board_present = False
         cur = self.current
         if cur is None:
             nxt = self.next_slot
-            if self.state == "waiting_board" and nxt is not None:
+            if self.state == SessionState.WAITING_BOARD and nxt is not None:
                 return self._note(say.insert_board(nxt.label))
             return []
         if cur.complete:
@@ -341,17 +353,17 @@ class DealingSession(JournalWriting):
             self.current = None
             nxt = self.next_slot
             if nxt is None:
-                self.state = "finished"
+                self.state = SessionState.FINISHED
                 return self._note(say.job_done(self.boards_total))
-            self.state = "waiting_board"
+            self.state = SessionState.WAITING_BOARD
             return self._note(say.insert_board(nxt.label))
         if not cur.placed and not cur.pending:
             self.current = None
-            self.state = "waiting_board"
+            self.state = SessionState.WAITING_BOARD
             return []
         n = len(cur.placed)
         self._restart(cur, "taken out")
-        self.state = "waiting_board"
+        self.state = SessionState.WAITING_BOARD
         return self._note(say.board_pulled(cur.label, n))
 
     def _restart(self, cur: BoardProgress, why: str) -> None:
@@ -362,7 +374,7 @@ class DealingSession(JournalWriting):
     # ------------------------------------------------------------------ cards
     def card_at_gate(self, key: GateKey, seen: Sighting) -> Decision:
         """Decide where the card at the gate goes, and journal it before saying so."""
-        if self.state == "stopped":
+        if self.state == SessionState.STOPPED:
             return Decision(False, None)
         cur = self.current
         if cur is not None and key in cur.decided:  # announced again after a reconnect
@@ -373,7 +385,7 @@ class DealingSession(JournalWriting):
         pocket: int | None = None
         card = seen.card
         code = ""
-        if cur is None or self.state != "dealing":
+        if cur is None or self.state != SessionState.DEALING:
             code = "no_board"
             notices.append(say.extra_card(where, card))
         elif seen.problem == "face_down" and self.stop_card:
@@ -433,13 +445,13 @@ class DealingSession(JournalWriting):
                 return []  # the machine rejected a card we never routed (ABORT): harmless
             # A card we never routed is in a pocket: the board cannot be trusted.
             self._restart(cur, "unknown card")
-            self.state = "waiting_board"
+            self.state = SessionState.WAITING_BOARD
             return self._note(say.restart_board(cur.label, f"a card the session never routed "
                                                 f"landed in pocket {pocket}"))
         card, intended = cur.pending[key]
         if intended != pocket:
             self._restart(cur, "wrong pocket")
-            self.state = "waiting_board"
+            self.state = SessionState.WAITING_BOARD
             return self._note(say.restart_board(cur.label, f"the machine dropped a card into "
                                                 f"pocket {pocket}, not {intended}"))
         entry = Entry("drop", cur.slot.index, key[0], key[1], card, pocket,
@@ -465,14 +477,14 @@ class DealingSession(JournalWriting):
         wrong = [Card(c) for c, p in cur.placed.items() if int(deal.owner(Card(c))) != p]  # type: ignore[arg-type]
         if wrong:
             self._restart(cur, "check failed")
-            self.state = "waiting_board"
+            self.state = SessionState.WAITING_BOARD
             return self._note(say.restart_board(cur.label, "cards in the wrong pockets: "
                                                 + " ".join(c.symbol for c in wrong)))
         if not self._write(Entry("done", cur.slot.index)):
             return []
         self.done.add(cur.slot.index)
         self.previous_deck = cur.deck
-        self.state = "board_done"
+        self.state = SessionState.BOARD_DONE
         nxt = self.next_slot
         return self._note(say.board_done(cur.label, nxt.label if nxt else None))
 
@@ -489,7 +501,7 @@ class DealingSession(JournalWriting):
     def hopper_empty(self) -> list[Notice]:
         """Nothing left to feed. Say which cards are missing, or ask for a re-feed."""
         cur = self.current
-        if self.state != "dealing" or cur is None or cur.complete or cur.pending:
+        if self.state != SessionState.DEALING or cur is None or cur.complete or cur.pending:
             return []
         where = cur.label
         if cur.refeed:
@@ -503,7 +515,7 @@ class DealingSession(JournalWriting):
     def hopper_not_empty(self) -> list[Notice]:
         """The board is full and the machine still has cards: the deck had more than 52."""
         cur = self.current
-        if self.state != "board_done" or cur is None:
+        if self.state != SessionState.BOARD_DONE or cur is None:
             return []
         return self._note(say.left_over(cur.label))
 
@@ -524,13 +536,13 @@ class DealingSession(JournalWriting):
         journal, else it went back to the hopper.
         """
         cur = self.current
-        if self.state == "stopped":
+        if self.state == SessionState.STOPPED:
             return [], []
         self.board_present = view.board_present
         if cur is None:
-            if self.state == "finished":
+            if self.state == SessionState.FINISHED:
                 return [], []
-            if view.board_present and not any(view.counts) and self.state == "waiting_board":
+            if view.board_present and not any(view.counts) and self.state == SessionState.WAITING_BOARD:
                 return self.board_inserted(view.board_number), []
             if view.board_present and any(view.counts):
                 nxt = self.next_slot
@@ -543,7 +555,7 @@ class DealingSession(JournalWriting):
                 return self.board_removed(), []
             n = len(cur.placed)
             self._restart(cur, "board out")
-            self.state = "waiting_board"
+            self.state = SessionState.WAITING_BOARD
             return self._note(say.board_pulled(cur.label, n)), []
         expect = list(cur.counts())
         reroute: list[tuple[GateKey, int | None]] = []
@@ -567,16 +579,16 @@ class DealingSession(JournalWriting):
             want = "/".join(map(str, expect))
             n = len(cur.placed)
             self._restart(cur, "counts differ")
-            self.state = "waiting_board"
+            self.state = SessionState.WAITING_BOARD
             return self._note(say.restart_board(
                 cur.label, f"its pockets hold {have} cards but the journal has {want} (after {n})"
             )), []
         if cur.complete:
             if cur.slot.index not in self.done:
                 return self._finish_board(cur), []
-            self.state = "board_done"
+            self.state = SessionState.BOARD_DONE
             return [], []
-        self.state = "dealing"
+        self.state = SessionState.DEALING
         return self._note(say.resume_board(cur.label, len(cur.placed))), reroute
 
     # ------------------------------------------------------------------ restore
@@ -614,9 +626,9 @@ class DealingSession(JournalWriting):
             elif e.kind == "removed":
                 s.current = None
         if s.current is not None and s.current.slot.index in s.done:
-            s.state = "board_done"
+            s.state = SessionState.BOARD_DONE
         elif s.current is not None:
-            s.state = "dealing"
+            s.state = SessionState.DEALING
         elif s.next_slot is None:
-            s.state = "finished"
+            s.state = SessionState.FINISHED
         return s

@@ -52,6 +52,7 @@ from dealer.session import (
     Journal,
     JournalWriting,
     MemoryJournal,
+    SessionState,
     Sighting,
 )
 from dealer.session_notices import Notice
@@ -138,7 +139,7 @@ class ScanSession(JournalWriting):
         self.journal = journal
         self.record = record
         self.contracts = contracts or {}
-        self.state = "waiting_board"  # dealing (cards being fed) | board_done | finished | stopped
+        self.state = SessionState.WAITING_BOARD  # dealing (cards being fed) | board_done | finished | stopped
         self.stop_reason: str | None = None
         self.cards_placed = 0
         self.current: ScanResult | None = None
@@ -180,7 +181,7 @@ class ScanSession(JournalWriting):
     def start(self) -> list[Notice]:
         nxt = self.next_slot
         if nxt is None:
-            self.state = "finished"
+            self.state = SessionState.FINISHED
             return self._note(Notice("finished", f"all {self.boards_total} boards are scanned"))
         return self._note(Notice("insert", f"insert {nxt.label} with its four hands on the "
                                  "hopper, North's on top, then East's, South's, West's",
@@ -188,7 +189,7 @@ class ScanSession(JournalWriting):
 
     def hopper_empty(self) -> list[Notice]:
         cur = self.current
-        if self.state != "dealing" or cur is None or self._pending or self._placed == 52:
+        if self.state != SessionState.DEALING or cur is None or self._pending or self._placed == 52:
             return []
         if self.holding:
             self.holding = False  # the operator puts the tray back before continuing
@@ -219,7 +220,7 @@ class ScanSession(JournalWriting):
 
     def hopper_not_empty(self) -> list[Notice]:
         cur = self.current
-        if self.state != "board_done" or cur is None:
+        if self.state != SessionState.BOARD_DONE or cur is None:
             return []
         return self._note(say.left_over(f"board {cur.number}"))
 
@@ -241,11 +242,11 @@ class ScanSession(JournalWriting):
             return self._note(say.not_in_plan(None, self.mode))
         if all(s.number != number for s in self.slots) or number in self.results:
             return self._note(say.not_in_plan(number, ", ".join(str(s.number) for s in self.slots)))
-        if self.state == "dealing" and self.current is not None and self.current.number == number:
+        if self.state == SessionState.DEALING and self.current is not None and self.current.number == number:
             return []  # the same insertion announced again
         self.current = ScanResult(number)
         self._seen, self._placed, self.holding = set(), 0, False
-        self.state = "dealing"
+        self.state = SessionState.DEALING
         self._write(Entry("board", number))
         return self._note(Notice("start", f"board {number}: feed North's hand, then East's, "
                                  "South's and West's", ""))
@@ -260,8 +261,8 @@ class ScanSession(JournalWriting):
 
     def card_at_gate(self, key: GateKey, seen: Sighting) -> Decision:
         cur = self.current
-        if self.state != "dealing" or cur is None:
-            return Decision(self.state != "stopped", None, seen.card)
+        if self.state != SessionState.DEALING or cur is None:
+            return Decision(self.state != SessionState.STOPPED, None, seen.card)
         where = f"board {cur.number}, {Seat(self.seat).title}'s hand"
         notices: list[Notice] = []
         pocket: int | None = None
@@ -304,12 +305,12 @@ class ScanSession(JournalWriting):
             return []
         if pocket is not None:
             self.cards_placed += 1
-        if self._placed == 52 and not self._pending and self.state == "dealing":
+        if self._placed == 52 and not self._pending and self.state == SessionState.DEALING:
             return self._finish(cur)
         return []
 
     def _finish(self, cur: ScanResult) -> list[Notice]:
-        self.state = "board_done"
+        self.state = SessionState.BOARD_DONE
         self.results[cur.number] = cur
         cur.deal = Deal([Hand(h) for h in cur.hands])
         where = f"board {cur.number}"
@@ -348,11 +349,11 @@ class ScanSession(JournalWriting):
                                  "take it out"))
 
     def board_removed(self) -> list[Notice]:
-        if self.state == "stopped":
+        if self.state == SessionState.STOPPED:
             return []
         cur = self.current
         self.current = None
-        self.state = "waiting_board"
+        self.state = SessionState.WAITING_BOARD
         if cur is not None and cur.number not in self.results:
             return self._note(Notice("board_pulled", f"board {cur.number} was taken out after "
                                      f"{self._placed} of 52 cards", "put its hands back in order "
