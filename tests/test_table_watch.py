@@ -46,7 +46,6 @@ from vision.table_render import (
     ring_layout,
 )
 from vision.table_watch import (
-    Partial,
     TableWatcher,
     bridge_record,
     canvas_of,
@@ -377,89 +376,7 @@ def test_no_revoke_claimed_on_an_unconfirmed_card() -> None:
 
 
 # --------------------------------------------------------------------------- partial reads
-def _partial(rank: str, red: bool, *shapes: tuple[float, float]) -> Partial:
-    """A partial read: rank and colour agreed on both corners, and each corner's shape scores
-    of the two suits of that colour (diamonds/hearts or clubs/spades)."""
-    pair = (Suit.DIAMONDS, Suit.HEARTS) if red else (Suit.CLUBS, Suit.SPADES)
-    return Partial(Card.parse("S" + rank).rank, red,
-                   tuple({pair[0]: a, pair[1]: b} for a, b in shapes))
-
-
-def _one_card_watcher(hands: list[Hand] | None, *, played: tuple[tuple[int, str], ...] = ()
-                      ) -> TableWatcher:
-    rec = PlayRecord(4, trump=None, leader=0, tricks=3, hands=hands)
-    for seat, c in played:
-        rec.add(seat, Card.parse(c))
-    return TableWatcher(bridge_layout(), None, rec)
-
-
-def _flag_then_infer(w: TableWatcher, seat: int, parts: list[Partial | None]) -> bool:
-    """East's refused card is recorded unconfirmed, then the partial reads are weighed."""
-    entry = w.record.add(seat, None, note="not read")
-    assert entry.status == UNCONFIRMED
-    ti = len(w.record.tricks) - 1
-    w._partials[(ti, seat)] = parts
-    return w._infer(ti, seat)
-
-
-HANDS = [Hand.from_pbn(h) for h in ("AK.2.3.4", "Q.75.7.7", "T9.8.9.T", "87.J.Q.K")]
-
-
-def test_partial_reads_never_name_a_card_the_evidence_does_not_single_out() -> None:
-    """Every card named from partial reads needs two agreeing pieces of evidence; each of
-    these must stay flagged (the test fails if any is accepted)."""
-    near = (0.95, 0.91)  # hearts ahead on shape, but not by the ratio test
-    clear = (0.70, 0.91)  # hearts by the ratio test, under suit_min
-    flagged = [
-        # East holds both red sevens: one frame, shapes not decisive.
-        (HANDS, (), [_partial("7", True, near, near)]),
-        # ... one decisive frame is only one piece of evidence.
-        (HANDS, (), [_partial("7", True, clear, clear)]),
-        # ... two frames, but the corners of one disagree on the suit.
-        (HANDS, (), [_partial("7", True, clear, clear), _partial("7", True, clear, (0.91, 0.70))]),
-        # ... two frames reading different ranks.
-        (HANDS, (), [_partial("7", True, clear, clear), _partial("5", True, clear, clear)]),
-        # ... two agreeing frames, but a full read of this card disagreed (None).
-        (HANDS, (), [_partial("7", True, clear, clear), None, _partial("7", True, clear, clear)]),
-        # ... shapes under the floor on every frame.
-        (HANDS, (), [_partial("7", True, (0.6, 0.8), (0.6, 0.8))] * 3),
-        # A spade is led and East follows suit if able: the rules would pick H7 over D7
-        # only by assuming no revoke. A revoke must never be hidden: still two candidates.
-        (HANDS, ((0, "SA"),), [_partial("7", True, near, near)]),
-        # H7 is the only red seven East can hold (D7 played) but the shapes say diamond.
-        (None, ((0, "D7"),), [_partial("7", True, (0.97, 0.80), (0.97, 0.80))]),
-        # Rank and colour fit no card East can hold: nothing is named.
-        (HANDS, (), [_partial("K", True, clear, clear)] * 2),
-    ]
-    for i, (hands, played, parts) in enumerate(flagged):
-        w = _one_card_watcher(hands, played=played)
-        seat = w.record.next_seat if played else 0
-        if not played:  # North leads; East's card is the one weighed
-            w.record.add(0, Card.parse("SA"))
-            seat = 1
-        assert seat == 1
-        assert not _flag_then_infer(w, seat, parts), f"case {i} was accepted"
-        e = w.record.tricks[-1].entries[-1]
-        assert e.card is None and e.status == UNCONFIRMED, f"case {i}: {e}"
-
-
-def test_partial_reads_name_a_card_with_two_agreeing_pieces_of_evidence() -> None:
-    clear = (0.70, 0.91)
-    # Two frames agree on the heart shape (by the ratio test) with rank and colour.
-    w = _one_card_watcher(HANDS, played=((0, "SA"),))
-    assert _flag_then_infer(w, 1, [_partial("7", True, clear, clear)] * 2)
-    assert w.record.tricks[0].entries[1].card == Card.parse("H7")
-    # The closed world: no deal, D7 already played, so the red seven is H7 (shape not against).
-    w = _one_card_watcher(None, played=((0, "D7"),))
-    assert _flag_then_infer(w, 1, [_partial("7", True, (0.95, 0.91), (0.95, 0.91))])
-    e = w.record.tricks[0].entries[1]
-    assert e.card == Card.parse("H7") and "D7 was already played" in e.note
-    # A later frame that reads a black seven takes the card back to unconfirmed.
-    w._partials[(0, 1)].append(_partial("7", False, clear, clear))
-    w._recheck(0, 1, e)
-    assert e.card is None and e.status == UNCONFIRMED and e.candidates[0] == Card.parse("H7")
-
-
+# The rules that weigh partial reads are tested without pixels in tests/test_play_watch.py.
 def test_partial_read_of_a_real_table_face(reader: IndexReader, script_reader: IndexReader) -> None:
     """Rank and colour from a face the camera really saw; an unlearned typeface gives none."""
     lay = bridge_layout()

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dealer.cards import Card, Rank, Suit
+from dealer.play_watch import Partial
 from vision.decision import Outcome, Read, Reason, Reject
 from vision.glyphs import Glyphs, corner_glyphs
 from vision.learn import CHECK_CARDS, LearnedDesign, LearnError, is_back
@@ -107,6 +108,44 @@ class IndexReader:
               "suit_score": round(min(a.suit_score, b.suit_score), 3),
               "corners": 2}
         return Read(a.card, self.method, ev)
+
+    def read_partial(self, face: np.ndarray) -> Partial | None:
+        """Rank and ink colour of a face :meth:`read` refused, by this reader's own checks.
+
+        ``face`` is the upright face (as :func:`vision.locate.locate` finds it). Every
+        check of rank and colour must pass on both corners, and the corners agree; only
+        the suit shape may have fallen short. The table watcher's rules
+        (:class:`dealer.play_watch.PlayWatch`) weigh it; it never names a card alone.
+        ``None`` when any check fails.
+        """
+        d, t = self.design, self.t
+        got: list[tuple[Rank, bool, dict[Suit, float]]] = []
+        for turned in (False, True):
+            g = corner_glyphs(face, turned=turned)
+            if isinstance(g, Reject) or g.single is not None or g.sharpness < t.blur_ratio * d.sharpness:
+                return None
+            rs = d.rank_templates @ g.rank.ravel()
+            ri = np.argsort(rs)[::-1]
+            r_best, r_next = float(rs[ri[0]]), float(rs[ri[1]])
+            if r_best < t.rank_min or (1 - r_next) < t.ratio * (1 - r_best):
+                return None
+            if abs(g.rank_box[3] / d.rank_height[ri[0]] - 1) > t.size_tol:
+                return None
+            if abs((g.rank_box[2] / g.rank_box[3]) / d.rank_aspect[ri[0]] - 1) > t.aspect_tol:
+                return None
+            if abs(g.suit_box[3] / d.suit_height - 1) > t.size_tol:
+                return None
+            z = (g.redness - d.red_split) / d.red_gap
+            if abs(z) < t.colour_margin:
+                return None
+            red = z > 0
+            ss = d.suit_templates @ g.suit.ravel()
+            pair = (Suit.DIAMONDS, Suit.HEARTS) if red else (Suit.CLUBS, Suit.SPADES)
+            got.append((Rank(int(ri[0]) + 2), red, {s: float(ss[s]) for s in pair}))
+        (ra, ca, sa), (rb, cb, sb) = got
+        if ra != rb or ca != cb:
+            return None
+        return Partial(ra, ca, (sa, sb), t.ratio)
 
     def _corner(self, g: Glyphs) -> CornerRead | Reject:
         t, d = self.t, self.design
