@@ -5,13 +5,17 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bootstrap system clean bench
+.PHONY: demo test lint bootstrap system clean bench firmware
 
 demo: bootstrap
 	$(VENV)/bin/boardwright demo
 
-test: bootstrap
+test: bootstrap firmware
 	bash scripts/run-tests.sh
+
+# The reference firmware for the ATmega2560 and its simavr test board (build/firmware).
+firmware: system
+	@$(MAKE) --no-print-directory -s -C firmware_bridge/firmware BUILD=$(CURDIR)/build/firmware
 
 lint: bootstrap
 	$(VENV)/bin/ruff check dealer vision firmware_bridge webpanel tests bench
@@ -37,4 +41,4 @@ bench: bootstrap
 	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) instance .pytest_cache
+	rm -rf $(VENV) instance .pytest_cache build

@@ -1,0 +1,363 @@
+/* simboard: the reference firmware's ELF, unchanged, on a simulated ATmega2560
+ * (libsimavr), with the dealing machine's mechanics played on its pins.
+ *
+ *   simboard FIRMWARE.elf [--time-scale S] [--boot-count N] [--heap-start ADDR]
+ *
+ * UART0 is connected to a pseudo-terminal (libsimavrparts' uart_pty); its
+ * path is printed as "PTY /dev/pts/N". The mechanics (hopper, feed roller,
+ * gate, selector, stacks, cover, jam sensor, board reader) answer the pins
+ * with the timing of docs/protocol.md section 8, scaled by --time-scale.
+ * Which feed attempt slips, jams or double-feeds is not decided here: the
+ * controller (firmware_bridge/simboard.py) is asked, so the same seeded dice
+ * as the Python emulator drive both machines.
+ *
+ * Control lines on stdin:  F ok|misfeed|double|jam   (the answer to FEED?)
+ *   H n (n cards added to the hopper)   K n (the hopper now holds n)   B n / B - (board in with number n / out)
+ *   C 1|0 (cover)   J 0 (jam cleared: the card back on the hopper)
+ *   R n (n rejects put back on the hopper)   X 0|1 (power cut now; 1: a falling
+ *   card lands)   A at_gate|dropping 0|1 (cut when the card path gets there)
+ *   S (report stack use)   Q (quit)
+ * Reports on stdout: PTY path, FEED?, GATE, JAMMED, DOUBLE, FALL p, DROP p,
+ *   CUT landed|back p, JAMBACK, BOOTED, STACK unused, ERR text.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "avr_adc.h"
+#include "avr_eeprom.h"
+#include "avr_ioport.h"
+#include "sim_avr.h"
+#include "sim_elf.h"
+#include "sim_irq.h"
+#include "uart_pty.h"
+
+/* Pins: the same map as firmware_bridge/firmware/pins.h. */
+enum { PA_FEED = 0, PA_CAMERA = 1, PA_SEL0 = 2, PA_DROP = 5, PA_DIVERT = 6 };
+enum { PC_GATE = 0, PC_COVER = 1, PC_JAM = 2, PC_HOPPER = 3, PC_BOARD = 4, PC_DOUBLE = 5 };
+#define STACK_MV_PER_CARD 39 /* 8 ADC steps of 5000/1024 mV */
+#define FEED_US 60000
+#define DROP_US 36000
+#define REJECT 255
+
+static avr_t *avr;
+static uart_pty_t uart;
+static double scale = 1.0;
+static uint32_t heap_start;
+static int speed = 2;
+static uint8_t out_a; /* output levels of PORTA as seen */
+
+/* The physical machine. */
+static int hopper, stacks[5], board_present, board_number, cover_open, jam;
+static int consecutive_slips;
+enum { IDLE, FEEDING, AT_GATE, FALLING, DIVERTING } path = IDLE;
+static int falling_to;
+static int feed_asked;
+static char armed[16];
+static int armed_lands;
+static int quit;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#include <stdarg.h>
+static void say(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout);
+}
+
+static avr_irq_t *pin(char port, int bit) {
+    return avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(port), bit);
+}
+static void set_in(int bit, int level) { avr_raise_irq(pin('C', bit), level ? 1 : 0); }
+static double speed_factor(void) { return speed == 1 ? 1.5 : speed == 3 ? 0.75 : 1.0; }
+static uint32_t scaled(uint32_t us) {
+    double v = us * speed_factor() * scale;
+    return v < 50 ? 50 : (uint32_t)v;
+}
+
+static void apply_inputs(void) {
+    set_in(PC_GATE, path == AT_GATE);
+    set_in(PC_COVER, cover_open);
+    set_in(PC_JAM, jam);
+    set_in(PC_HOPPER, hopper > 0);
+    set_in(PC_BOARD, board_present);
+    set_in(PC_DOUBLE, path == DIVERTING);
+    for (int b = 0; b < 8; b++) {
+        avr_raise_irq(pin('K', b), (board_number >> b) & 1);
+        avr_raise_irq(pin('J', b), (board_number >> (8 + b)) & 1);
+    }
+    for (int i = 0; i < 5; i++)
+        avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_ADC0 + i),
+                      (uint32_t)(stacks[i] * STACK_MV_PER_CARD + STACK_MV_PER_CARD / 2));
+}
+
+static void power_cut(int lands);
+
+static void reached(const char *phase) {
+    if (armed[0] && strcmp(armed, phase) == 0) {
+        armed[0] = 0;
+        power_cut(armed_lands);
+    }
+}
+
+/* ---- mechanics, timed in simulated microseconds ---------------------------- */
+
+static avr_cycle_count_t feed_done(avr_t *a, avr_cycle_count_t when, void *param) {
+    (void)a; (void)when;
+    const char *outcome = param;
+    if (path != FEEDING) return 0;
+    if (strcmp(outcome, "jam") == 0) {
+        consecutive_slips = 0;
+        hopper--;
+        jam = 1;
+        path = IDLE;
+        say("JAMMED");
+    } else if (strcmp(outcome, "double") == 0 && hopper >= 2) {
+        consecutive_slips = 0;
+        path = DIVERTING; /* the thickness sensor sees two cards */
+    } else {
+        consecutive_slips = 0;
+        hopper--;
+        path = AT_GATE;
+        say("GATE");
+    }
+    apply_inputs();
+    if (path == AT_GATE) reached("at_gate");
+    return 0;
+}
+
+static avr_cycle_count_t drop_done(avr_t *a, avr_cycle_count_t when, void *param) {
+    (void)a; (void)when; (void)param;
+    if (path != FALLING) return 0;
+    stacks[falling_to == REJECT ? 4 : falling_to]++;
+    path = IDLE;
+    apply_inputs();
+    say("DROP %d", falling_to);
+    return 0;
+}
+
+static avr_cycle_count_t divert_done(avr_t *a, avr_cycle_count_t when, void *param) {
+    (void)a; (void)when; (void)param;
+    if (path != DIVERTING) return 0;
+    hopper -= 2;
+    stacks[4] += 2;
+    path = IDLE;
+    apply_inputs();
+    say("DOUBLE");
+    return 0;
+}
+
+static char kept[16]; /* the outcome of the feed in progress (the timer's param) */
+
+static void start_feed(const char *outcome) {
+    feed_asked = 0;
+    if (path != FEEDING) return;
+    if (strcmp(outcome, "misfeed") == 0) {
+        /* The roller slips: nothing reaches the gate. Three in a row and the card sticks. */
+        if (++consecutive_slips >= 3) {
+            snprintf(kept, sizeof kept, "jam");
+            avr_cycle_timer_register_usec(avr, scaled(FEED_US), feed_done, kept);
+        }
+        return;
+    }
+    snprintf(kept, sizeof kept, "%s", outcome);
+    avr_cycle_timer_register_usec(avr, scaled(FEED_US), feed_done, kept);
+}
+
+static void on_feed(avr_irq_t *irq, uint32_t value, void *param) {
+    (void)irq; (void)param;
+    if (value && path == IDLE && hopper > 0 && !jam) {
+        path = FEEDING;
+        feed_asked = 1;
+        say("FEED?");
+    } else if (!value && path == FEEDING) {
+        path = IDLE; /* the firmware gave up: a slip */
+    }
+}
+
+static void on_drop(avr_irq_t *irq, uint32_t value, void *param) {
+    (void)irq; (void)param;
+    if (!value || path != AT_GATE) return;
+    int sel = (out_a >> PA_SEL0) & 7;
+    falling_to = sel >= 4 ? REJECT : sel;
+    path = FALLING;
+    apply_inputs();
+    say("FALL %d", falling_to);
+    avr_cycle_timer_register_usec(avr, scaled(DROP_US), drop_done, NULL);
+    reached("dropping");
+}
+
+static void on_divert(avr_irq_t *irq, uint32_t value, void *param) {
+    (void)irq; (void)param;
+    if (value && path == DIVERTING)
+        avr_cycle_timer_register_usec(avr, scaled(DROP_US), divert_done, NULL);
+}
+
+static void on_port_a(avr_irq_t *irq, uint32_t value, void *param) {
+    (void)irq; (void)param;
+    out_a = (uint8_t)value;
+}
+
+static void on_speed(avr_irq_t *irq, uint32_t value, void *param) {
+    (void)irq; (void)param;
+    int level = (int)(value & 3);
+    if (level >= 1 && level <= 3) speed = level;
+}
+
+/* ---- power ------------------------------------------------------------------ */
+
+static void power_cut(int lands) {
+    avr_cycle_timer_cancel(avr, feed_done, kept);
+    if (path == FALLING) {
+        avr_cycle_timer_cancel(avr, drop_done, NULL);
+        if (lands) {
+            stacks[falling_to == REJECT ? 4 : falling_to]++;
+            say("CUT landed %d", falling_to);
+        } else {
+            hopper++;
+            say("CUT back %d", falling_to);
+        }
+    } else if (path == AT_GATE) {
+        hopper++; /* the machine clears its path at power-up: back on top of the hopper */
+        say("CUT back -1");
+    } else if (path == DIVERTING) {
+        avr_cycle_timer_cancel(avr, divert_done, NULL);
+        say("CUT none -1");
+    } else {
+        say("CUT none -1");
+    }
+    if (jam) {
+        jam = 0;
+        hopper++;
+        say("JAMBACK");
+    }
+    path = IDLE;
+    cover_open = 0;
+    consecutive_slips = 0;
+    feed_asked = 0;
+    /* The firmware's RAM is gone; EEPROM (the boot counter) and the stacks are not. */
+    avr_reset(avr);
+    apply_inputs();
+    say("BOOTED");
+}
+
+static void report_stack(void) {
+    if (!heap_start) { say("STACK unknown"); return; }
+    uint32_t ramend = 0x21FF, n = 0;
+    for (uint32_t p = heap_start; p < ramend && avr->data[p] == 0xC5; p++) n++;
+    say("STACK %u", n);
+}
+
+/* ---- control lines ------------------------------------------------------------ */
+
+static char line[256];
+static size_t line_len;
+
+static void command(char *s) {
+    char word[16] = "";
+    int n = 0;
+    switch (s[0]) {
+    case 'F': sscanf(s + 1, "%15s", word); start_feed(word); break;
+    case 'H': hopper += atoi(s + 1); break;
+    case 'K': hopper = atoi(s + 1); break; /* the operator set the hopper to n cards */
+    case 'B':
+        if (strchr(s, '-')) { board_present = 0; board_number = 0; for (int i = 0; i < 4; i++) stacks[i] = 0; }
+        else { board_present = 1; board_number = atoi(s + 1) & 0xFFFF; }
+        break;
+    case 'C': cover_open = atoi(s + 1) != 0; break;
+    case 'J': if (jam) { jam = 0; hopper++; } break;
+    case 'R': n = atoi(s + 1); if (n > stacks[4]) n = stacks[4]; stacks[4] -= n; hopper += n; break;
+    case 'X': power_cut(atoi(s + 1)); break;
+    case 'A': sscanf(s + 1, "%15s %d", armed, &armed_lands); break;
+    case 'S': report_stack(); break;
+    case 'Q': quit = 1; break;
+    default: say("ERR unknown control line: %s", s); break;
+    }
+    apply_inputs();
+}
+
+static avr_cycle_count_t poll_control(avr_t *a, avr_cycle_count_t when, void *param) {
+    (void)a; (void)param;
+    struct pollfd pfd = {.fd = 0, .events = POLLIN};
+    while (poll(&pfd, 1, 0) > 0) {
+        char buf[256];
+        ssize_t got = read(0, buf, sizeof buf);
+        if (got <= 0) { quit = 1; break; }
+        for (ssize_t i = 0; i < got; i++) {
+            if (buf[i] == '\n') {
+                line[line_len] = 0;
+                command(line);
+                line_len = 0;
+            } else if (line_len < sizeof line - 1) {
+                line[line_len++] = buf[i];
+            }
+        }
+    }
+    return when + avr->frequency / 2000; /* every 500 us */
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: simboard FIRMWARE.elf [--time-scale S] [--boot-count N] [--heap-start ADDR]\n");
+        return 2;
+    }
+    uint32_t boot_count = 0;
+    for (int i = 2; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--time-scale")) scale = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--boot-count")) boot_count = (uint32_t)strtoul(argv[i + 1], 0, 0);
+        else if (!strcmp(argv[i], "--heap-start")) heap_start = (uint32_t)strtoul(argv[i + 1], 0, 0);
+    }
+    elf_firmware_t fw;
+    memset(&fw, 0, sizeof fw);
+    if (elf_read_firmware(argv[1], &fw) != 0) {
+        fprintf(stderr, "simboard: cannot read the firmware %s\n", argv[1]);
+        return 1;
+    }
+    avr = avr_make_mcu_by_name("atmega2560");
+    if (!avr) { fprintf(stderr, "simboard: simavr has no atmega2560\n"); return 1; }
+    avr_init(avr);
+    avr->log = 0;
+    avr->frequency = 16000000;
+    avr_load_firmware(avr, &fw);
+    avr->frequency = 16000000;
+    avr->vcc = avr->avcc = avr->aref = 5000;
+    /* The boot counter lives in EEPROM at 0 (hal_boot_counter): seed it so each
+     * run's boot ids differ, as a machine that has been switched on before. */
+    uint8_t ee[4] = {(uint8_t)boot_count, (uint8_t)(boot_count >> 8),
+                     (uint8_t)(boot_count >> 16), (uint8_t)(boot_count >> 24)};
+    avr_eeprom_desc_t d = {.ee = ee, .offset = 0, .size = 4};
+    avr_ioctl(avr, AVR_IOCTL_EEPROM_SET, &d);
+
+    uart_pty_init(avr, &uart);
+    uart_pty_connect(&uart, '0');
+    say("PTY %s", uart.pty.slavename);
+
+    avr_irq_register_notify(pin('A', PA_FEED), on_feed, NULL);
+    avr_irq_register_notify(pin('A', PA_DROP), on_drop, NULL);
+    avr_irq_register_notify(pin('A', PA_DIVERT), on_divert, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('A'), IOPORT_IRQ_PIN_ALL),
+                            on_port_a, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('G'), IOPORT_IRQ_PIN_ALL),
+                            on_speed, NULL);
+    apply_inputs();
+    avr_cycle_timer_register_usec(avr, 500, poll_control, NULL);
+    say("BOOTED");
+    while (!quit) {
+        int state = avr_run(avr);
+        if (state == cpu_Done || state == cpu_Crashed) {
+            say("ERR the simulated CPU stopped (state %d)", state);
+            break;
+        }
+    }
+    uart_pty_stop(&uart);
+    return 0;
+}
