@@ -354,6 +354,12 @@ class FirmwareMachine:
         if isinstance(item, p.Frame):
             if item.type == p.MsgType.HEARTBEAT and len(item.payload) >= 4:
                 self.boot_id = int.from_bytes(item.payload[:4], "big")
+            elif item.type == p.MsgType.REPLY and len(item.payload) >= 7 and item.payload[1] == 0:
+                # HELLO and GET_STATE replies carry the boot id too (a heartbeat may be later)
+                if item.payload[0] == p.MsgType.HELLO:
+                    self.boot_id = int.from_bytes(item.payload[3:7], "big")
+                elif item.payload[0] == p.MsgType.GET_STATE:
+                    self.boot_id = int.from_bytes(item.payload[2:6], "big")
             elif p.is_sequenced(item.type) and not p.is_request(item.type):
                 key = (self.boot_id, item.seq)
                 if key not in self._event_seqs:

@@ -77,7 +77,12 @@ static void say(const char *fmt, ...) {
 static avr_irq_t *pin(char port, int bit) {
     return avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(port), bit);
 }
-static void set_in(int bit, int level) { avr_raise_irq(pin('C', bit), level ? 1 : 0); }
+static int forcing; /* after a reset: simavr skips a raise that does not change an IRQ's value */
+static void drive(avr_irq_t *irq, uint32_t value) {
+    if (forcing) avr_raise_irq(irq, value ? 0 : 1);
+    avr_raise_irq(irq, value);
+}
+static void set_in(int bit, int level) { drive(pin('C', bit), level ? 1 : 0); }
 static double speed_factor(void) { return speed == 1 ? 1.5 : speed == 3 ? 0.75 : 1.0; }
 static uint32_t scaled(uint32_t us) {
     double v = us * speed_factor() * scale;
@@ -92,8 +97,8 @@ static void apply_inputs(void) {
     set_in(PC_BOARD, board_present);
     set_in(PC_DOUBLE, path == DIVERTING);
     for (int b = 0; b < 8; b++) {
-        avr_raise_irq(pin('K', b), (board_number >> b) & 1);
-        avr_raise_irq(pin('J', b), (board_number >> (8 + b)) & 1);
+        drive(pin('K', b), (board_number >> b) & 1);
+        drive(pin('J', b), (board_number >> (8 + b)) & 1);
     }
     for (int i = 0; i < 5; i++)
         avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_ADC0 + i),
@@ -101,6 +106,7 @@ static void apply_inputs(void) {
 }
 
 static void power_cut(int lands);
+static avr_cycle_count_t poll_control(avr_t *a, avr_cycle_count_t when, void *param);
 
 static void reached(const char *phase) {
     if (armed[0] && strcmp(armed, phase) == 0) {
@@ -215,7 +221,14 @@ static void on_speed(avr_irq_t *irq, uint32_t value, void *param) {
 
 /* ---- power ------------------------------------------------------------------ */
 
-static void power_cut(int lands) {
+/* A cut asked for inside a timer or pin callback happens between two
+ * instructions, from the main loop: resetting the AVR inside simavr's own
+ * timer processing would corrupt it. */
+static int cut_pending = -1;
+
+static void power_cut(int lands) { cut_pending = lands; }
+
+static void do_power_cut(int lands) {
     avr_cycle_timer_cancel(avr, feed_done, kept);
     if (path == FALLING) {
         avr_cycle_timer_cancel(avr, drop_done, NULL);
@@ -245,8 +258,15 @@ static void power_cut(int lands) {
     consecutive_slips = 0;
     feed_asked = 0;
     /* The firmware's RAM is gone; EEPROM (the boot counter) and the stacks are not. */
-    avr_reset(avr);
+    avr_reset(avr); /* this also clears every cycle timer, ours included */
+    avr_cycle_timer_cancel(avr, drop_done, NULL);
+    avr_cycle_timer_cancel(avr, divert_done, NULL);
+    avr->frequency = 16000000;
+    avr->vcc = avr->avcc = avr->aref = 5000;
+    forcing = 1;
     apply_inputs();
+    forcing = 0;
+    avr_cycle_timer_register_usec(avr, 500, poll_control, NULL);
     say("BOOTED");
 }
 
@@ -302,6 +322,7 @@ static avr_cycle_count_t poll_control(avr_t *a, avr_cycle_count_t when, void *pa
             }
         }
     }
+    { static int k; if (getenv("SIMBOARD_DEBUG") && ++k % 2000 == 0) fprintf(stderr, "pc=%x state=%d cyc=%llu\n", avr->pc, avr->state, (unsigned long long)avr->cycle); }
     return when + avr->frequency / 2000; /* every 500 us */
 }
 
@@ -353,6 +374,11 @@ int main(int argc, char **argv) {
     say("BOOTED");
     while (!quit) {
         int state = avr_run(avr);
+        if (cut_pending >= 0) {
+            int lands = cut_pending;
+            cut_pending = -1;
+            do_power_cut(lands);
+        }
         if (state == cpu_Done || state == cpu_Crashed) {
             say("ERR the simulated CPU stopped (state %d)", state);
             break;
