@@ -612,7 +612,13 @@ class EventSender:
         return out
 
     def on_ack(self, seq: int) -> None:
-        """Cumulative ACK: everything up to and including ``seq`` arrived."""
+        """Cumulative ACK: everything up to and including ``seq`` arrived.
+
+        An ACK of an event not yet sent is stale (the host's numbering from
+        before a power cut, crossing the handshake) and is ignored.
+        """
+        if not self.pending or seq_after(seq, self.pending[-1].seq):
+            return
         while self.pending and not seq_after(self.pending[0].seq, seq):
             self.pending.pop(0)
 

@@ -138,6 +138,8 @@ class FirmwareMachine:
         self._from_board = bytearray()
         self._from_host = bytearray()
         self._unplugged_until = 0.0
+        self._cut_at_gate = False
+        self._send_then_cut = False
         self._stack_reply = threading.Event()
         # physical state, as in the emulator
         self.hopper: list[PhysicalCard] = []
@@ -269,8 +271,11 @@ class FirmwareMachine:
             if when is None:
                 lands = self.phase == "dropping" and self.dice.lands_at_power_cut()
                 self._control(f"X {int(lands)}")
+            elif when == "at_gate":
+                # As the emulator does: once the card's CARD_AT_GATE is on its way to the host.
+                self._cut_at_gate = True
             else:
-                lands = when == "dropping" and self.dice.lands_at_power_cut()
+                lands = self.dice.lands_at_power_cut()
                 self._control(f"A {when} {int(lands)}")
 
     def inject_raw(self, data: bytes) -> None:
@@ -374,12 +379,20 @@ class FirmwareMachine:
                         self._announced.add((self.boot_id, gate))
                         if self.camera is not None:
                             self.camera(gate, self.gate_card)  # before the host hears of it
+                        if self._cut_at_gate:
+                            self._cut_at_gate = False
+                            self._send_then_cut = True
         if time.monotonic() < self._unplugged_until:
             return
         damaged = self.noise_out.apply(frame)
         if damaged is not None:
             self.stats.frames_out += 1
             self.endpoint.write(damaged)
+        if self._send_then_cut:
+            self._send_then_cut = False
+            self.endpoint.flush()
+            lands = self.phase == "dropping" and self.dice.lands_at_power_cut()
+            self._control(f"X {int(lands)}")
 
     def _to_firmware(self, data: bytes) -> None:
         if time.monotonic() < self._unplugged_until:

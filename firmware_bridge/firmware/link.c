@@ -114,7 +114,10 @@ static uint8_t seq_after(uint16_t a, uint16_t b) {
 }
 
 static void on_ack(uint16_t seq) {
-    /* Cumulative: everything up to and including seq arrived. */
+    /* Cumulative: everything up to and including seq arrived. An ACK of an
+     * event not yet sent is stale (the host's numbering from before a power
+     * cut, crossing the handshake) and is ignored (docs/protocol.md 4.3). */
+    if (!in_flight || seq_after(seq, (uint16_t)(oldest_seq + in_flight - 1))) return;
     while (in_flight && !seq_after(oldest_seq, seq)) {
         ev_head = (uint8_t)((ev_head + 1) % EVENT_QUEUE);
         ev_count--;
