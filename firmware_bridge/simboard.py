@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from firmware_bridge import protocol as p
-from firmware_bridge.emulator import CameraHook, EmulatorStats
+from firmware_bridge.emulator import MAX_MISFEEDS, CameraHook, EmulatorStats
 from firmware_bridge.faults import FaultPlan, LineNoise, MechanicalDice, split_frames
 from firmware_bridge.physical import PhysicalCard
 from firmware_bridge.transport import Endpoint, PtyEndpoint, TcpEndpoint
@@ -148,6 +148,8 @@ class FirmwareMachine:
         self.board_number: int | None = None
         self.gate_card: PhysicalCard | None = None
         self.jammed: PhysicalCard | None = None
+        self.in_feeder: list[PhysicalCard] = []
+        self.misfeeds = 0
         self.phase = "idle"
         self._thread: threading.Thread | None = None
 
@@ -233,6 +235,26 @@ class FirmwareMachine:
             self._control(f"R {n}")
         return back
 
+    def put_on_hopper(self, cards: Iterable[PhysicalCard]) -> None:
+        """The operator puts ``cards`` on top of the hopper (the first is fed first)."""
+        with self._lock:
+            self.hopper[:0] = list(cards)
+            self._control(f"K {len(self.hopper)}")
+
+    def take_hopper(self) -> list[PhysicalCard]:
+        """The operator lifts every card off the hopper (not one the feeder already holds)."""
+        with self._lock:
+            cards, self.hopper = self.hopper, []
+            self._control("K 0")
+        return cards
+
+    def take_rejects(self) -> list[PhysicalCard]:
+        """The operator empties the reject tray into their hand (not onto the hopper)."""
+        with self._lock:
+            cards, self.rejects = self.rejects, []
+            self._control(f"Z {len(cards)}")
+        return cards
+
     def inject(self, kind: str) -> None:
         if kind not in ("misfeed", "double", "jam"):
             raise ValueError(f"unknown feed fault {kind!r}")
@@ -245,6 +267,7 @@ class FirmwareMachine:
                 return
             self.hopper.insert(0, self.jammed)
             self.jammed = None
+            self.misfeeds = 0
             self._control("J 0")
 
     def open_cover(self) -> None:
@@ -315,20 +338,33 @@ class FirmwareMachine:
             roll = self.dice.feed()  # always drawn, as the emulator does
             outcome = self._forced.pop(0) if self._forced else roll
             if outcome == "double" and len(self.hopper) < 2:
-                outcome = "ok"
-            if outcome != "ok":
-                self.stats.count({"double": "double_feed"}.get(outcome, outcome))
+                outcome = "ok"  # one card left: it cannot come with another
+            if outcome == "misfeed":
+                self.stats.count("misfeed")
+                self.misfeeds += 1
+                if self.misfeeds >= MAX_MISFEEDS:
+                    outcome = "jam"  # the third slip in a row: the top card sticks in the path
+            elif outcome == "double":
+                self.stats.count("double_feed")
+            # The roller takes its card(s) now, as in the emulator: the operator may
+            # lift or add to the hopper from here on without changing this feed.
+            taken = {"misfeed": 0, "double": 2}.get(outcome, 1)
+            self.in_feeder, self.hopper[:taken] = self.hopper[:taken], []
             self.phase = "feeding"
             self._control(f"F {outcome}")
         elif word == "GATE":
-            self.gate_card = self.hopper.pop(0) if self.hopper else None
+            self.misfeeds = 0
+            self.gate_card = self.in_feeder[0] if self.in_feeder else None
+            self.in_feeder = []
             self.phase = "at_gate"
         elif word == "JAMMED":
-            self.jammed = self.hopper.pop(0) if self.hopper else None
+            self.stats.count("jam")
+            self.jammed = self.in_feeder[0] if self.in_feeder else None
+            self.in_feeder = []
             self.phase = "idle"
         elif word == "DOUBLE":
-            self.rejects += self.hopper[:2]
-            del self.hopper[:2]
+            self.rejects += self.in_feeder
+            self.in_feeder = []
             self.phase = "idle"
         elif word == "FALL":
             self.phase = "dropping"
@@ -338,6 +374,9 @@ class FirmwareMachine:
             self.phase = "idle"
         elif word == "CUT":
             how, _, pocket = rest.partition(" ")
+            if self.in_feeder:  # the roller lets go: the cards lie on top of the hopper again
+                self.hopper[:0] = self.in_feeder
+                self.in_feeder = []
             if how == "landed":
                 self._land(self.gate_card, int(pocket))
             elif how == "back" and self.gate_card is not None:

@@ -14,7 +14,7 @@
  * Control lines on stdin:  F ok|misfeed|double|jam   (the answer to FEED?)
  *   H n (n cards added to the hopper)   K n (the hopper now holds n)   B n / B - (board in with number n / out)
  *   C 1|0 (cover)   J 0 (jam cleared: the card back on the hopper)
- *   R n (n rejects put back on the hopper)   X 0|1 (power cut now; 1: a falling
+ *   R n (n rejects put back on the hopper)   Z n (n rejects taken off the tray)   X 0|1 (power cut now; 1: a falling
  *   card lands)   A at_gate|dropping 0|1 (cut when the card path gets there)
  *   S (report stack use)   Q (quit)
  * Reports on stdout: PTY path, FEED?, GATE, JAMMED, DOUBLE, FALL p, DROP p,
@@ -55,10 +55,10 @@ static uint8_t out_a; /* output levels of PORTA as seen */
 
 /* The physical machine. */
 static int hopper, stacks[5], board_present, board_number, cover_open, jam;
-static int consecutive_slips;
 enum { IDLE, FEEDING, AT_GATE, FALLING, DIVERTING } path = IDLE;
 static int falling_to;
 static int feed_asked;
+static char kept[16]; /* the outcome of the feed in progress (the timer's param) */
 static char armed[16];
 static int armed_lands;
 static int quit;
@@ -122,17 +122,12 @@ static avr_cycle_count_t feed_done(avr_t *a, avr_cycle_count_t when, void *param
     const char *outcome = param;
     if (path != FEEDING) return 0;
     if (strcmp(outcome, "jam") == 0) {
-        consecutive_slips = 0;
-        hopper--;
         jam = 1;
         path = IDLE;
         say("JAMMED");
-    } else if (strcmp(outcome, "double") == 0 && hopper >= 2) {
-        consecutive_slips = 0;
+    } else if (strcmp(outcome, "double") == 0) {
         path = DIVERTING; /* the thickness sensor sees two cards */
     } else {
-        consecutive_slips = 0;
-        hopper--;
         path = AT_GATE;
         say("GATE");
     }
@@ -154,7 +149,6 @@ static avr_cycle_count_t drop_done(avr_t *a, avr_cycle_count_t when, void *param
 static avr_cycle_count_t divert_done(avr_t *a, avr_cycle_count_t when, void *param) {
     (void)a; (void)when; (void)param;
     if (path != DIVERTING) return 0;
-    hopper -= 2;
     stacks[4] += 2;
     path = IDLE;
     apply_inputs();
@@ -162,19 +156,15 @@ static avr_cycle_count_t divert_done(avr_t *a, avr_cycle_count_t when, void *par
     return 0;
 }
 
-static char kept[16]; /* the outcome of the feed in progress (the timer's param) */
 
 static void start_feed(const char *outcome) {
     feed_asked = 0;
     if (path != FEEDING) return;
-    if (strcmp(outcome, "misfeed") == 0) {
-        /* The roller slips: nothing reaches the gate. Three in a row and the card sticks. */
-        if (++consecutive_slips >= 3) {
-            snprintf(kept, sizeof kept, "jam");
-            avr_cycle_timer_register_usec(avr, scaled(FEED_US), feed_done, kept);
-        }
-        return;
-    }
+    /* The roller slips (nothing reaches the gate: the firmware's feed times
+     * out), or takes one card, or two at once. The controller decides which,
+     * and turns a third slip in a row into a card stuck in the path ("jam"). */
+    if (strcmp(outcome, "misfeed") == 0) return;
+    hopper -= strcmp(outcome, "double") == 0 ? 2 : 1;
     snprintf(kept, sizeof kept, "%s", outcome);
     avr_cycle_timer_register_usec(avr, scaled(FEED_US), feed_done, kept);
 }
@@ -244,7 +234,12 @@ static void do_power_cut(int lands) {
         say("CUT back -1");
     } else if (path == DIVERTING) {
         avr_cycle_timer_cancel(avr, divert_done, NULL);
-        say("CUT none -1");
+        hopper += 2; /* the roller lets go: both lie on top of the hopper again */
+        say("CUT feeder -1");
+    } else if (path == FEEDING) {
+        if (strcmp(kept, "ok") == 0 || strcmp(kept, "jam") == 0) hopper++;
+        else if (strcmp(kept, "double") == 0) hopper += 2;
+        say("CUT feeder -1");
     } else {
         say("CUT none -1");
     }
@@ -255,8 +250,8 @@ static void do_power_cut(int lands) {
     }
     path = IDLE;
     cover_open = 0;
-    consecutive_slips = 0;
     feed_asked = 0;
+    kept[0] = 0;
     /* The firmware's RAM is gone; EEPROM (the boot counter) and the stacks are not. */
     avr_reset(avr); /* this also clears every cycle timer, ours included */
     avr_cycle_timer_cancel(avr, drop_done, NULL);
@@ -295,6 +290,7 @@ static void command(char *s) {
         break;
     case 'C': cover_open = atoi(s + 1) != 0; break;
     case 'J': if (jam) { jam = 0; hopper++; } break;
+    case 'Z': n = atoi(s + 1); stacks[4] = n > stacks[4] ? 0 : stacks[4] - n; break;
     case 'R': n = atoi(s + 1); if (n > stacks[4]) n = stacks[4]; stacks[4] -= n; hopper += n; break;
     case 'X': power_cut(atoi(s + 1)); break;
     case 'A': sscanf(s + 1, "%15s %d", armed, &armed_lands); break;
