@@ -68,14 +68,19 @@ def firmware_available() -> bool:
     )
 
 
-def heap_start(elf: Path) -> int:
-    """The first RAM address after .data and .bss: where stack painting starts."""
+def symbol(elf: Path, name: str) -> int:
+    """The RAM address of a symbol of the firmware (``__heap_start``: where stack painting starts)."""
     out = subprocess.run(["avr-nm", str(elf)], capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[2] == "__heap_start":
+        if len(parts) == 3 and parts[2] == name:
             return int(parts[0], 16) & 0xFFFF
-    raise FirmwareError(f"{elf} has no __heap_start symbol")
+    raise FirmwareError(f"{elf} has no {name} symbol")
+
+
+#: The firmware's link counters, in the order of link_stats_t (link.h).
+FIRMWARE_COUNTERS = ("frames_in", "frames_out", "bad_frames", "duplicate_requests",
+                     "unknown_requests", "retransmissions", "events_refused")  # fmt: skip
 
 
 class FirmwareMachine:
@@ -114,7 +119,8 @@ class FirmwareMachine:
         self.elf = BUILD / "boardwright.elf"
         self.proc = subprocess.Popen(
             [str(BUILD / "simboard"), str(self.elf), "--time-scale", repr(time_scale),
-             "--boot-count", str(self.dice.boot_id()), "--heap-start", str(heap_start(self.elf))],
+             "--boot-count", str(self.dice.boot_id()), "--heap-start", str(symbol(self.elf, "__heap_start")),
+             "--stats-at", str(symbol(self.elf, "link_stats"))],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             bufsize=0,
         )  # fmt: skip
@@ -141,6 +147,9 @@ class FirmwareMachine:
         self._cut_at_gate = False
         self._send_then_cut = False
         self._stack_reply = threading.Event()
+        self._latency_reply = threading.Event()
+        self.counters: dict[str, int] = {}
+        self.latency_cycles: dict[str, int] = {}
         # physical state, as in the emulator
         self.hopper: list[PhysicalCard] = []
         self.pockets: list[list[PhysicalCard]] = [[] for _ in range(4)]
@@ -312,6 +321,18 @@ class FirmwareMachine:
         self._stack_reply.wait(timeout)
         return self.stack_unused
 
+    def firmware_counters(self, timeout: float = 2.0) -> dict[str, int]:
+        """The firmware's own link counters (bad frames, duplicates, retransmissions ...)."""
+        self.stack_report(timeout)
+        return dict(self.counters)
+
+    def request_latency(self, timeout: float = 2.0) -> dict[str, int]:
+        """Simulated cycles from a request's last byte in to the firmware's first byte out."""
+        self._latency_reply.clear()
+        self._control("L")
+        self._latency_reply.wait(timeout)
+        return dict(self.latency_cycles)
+
     @contextlib.contextmanager
     def hold(self, settle: float = 0.2, limit: float = 10.0) -> Iterator[None]:
         with self._lock:
@@ -390,7 +411,15 @@ class FirmwareMachine:
             self.boots += 1
         elif word == "STACK":
             self.stack_unused = int(rest) if rest.isdigit() else None
+        elif word == "STATS":
+            values = rest.split()
+            if len(values) == len(FIRMWARE_COUNTERS):
+                self.counters = dict(zip(FIRMWARE_COUNTERS, map(int, values), strict=True))
             self._stack_reply.set()
+        elif word == "LAT":
+            n, p50, p99, worst = (int(x) for x in rest.split())
+            self.latency_cycles = {"requests": n, "p50": p50, "p99": p99, "max": worst}
+            self._latency_reply.set()
 
     def _from_firmware(self, frame: bytes) -> None:
         """Look at a frame on its way to the host: boot id, camera, event log."""

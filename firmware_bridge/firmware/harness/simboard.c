@@ -16,9 +16,10 @@
  *   C 1|0 (cover)   J 0 (jam cleared: the card back on the hopper)
  *   R n (n rejects put back on the hopper)   Z n (n rejects taken off the tray)   X 0|1 (power cut now; 1: a falling
  *   card lands)   A at_gate|dropping 0|1 (cut when the card path gets there)
- *   S (report stack use)   Q (quit)
+ *   S (report stack use and the firmware's link counters)   L (request latency)   Q (quit)
  * Reports on stdout: PTY path, FEED?, GATE, JAMMED, DOUBLE, FALL p, DROP p,
- *   CUT landed|back p, JAMBACK, BOOTED, STACK unused, ERR text.
+ *   CUT landed|back|feeder|none p, JAMBACK, BOOTED, STACK unused, STATS (7 counters),
+ *   LAT n p50 p99 max (cycles), ERR text.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,6 +34,7 @@
 #include "avr_adc.h"
 #include "avr_eeprom.h"
 #include "avr_ioport.h"
+#include "avr_uart.h"
 #include "sim_avr.h"
 #include "sim_elf.h"
 #include "sim_irq.h"
@@ -265,6 +267,54 @@ static void do_power_cut(int lands) {
     say("BOOTED");
 }
 
+/* The firmware's own counters (link_stats in link.c, seven u32), read from its RAM. */
+static uint32_t stats_at;
+static void report_stats(void) {
+    if (!stats_at) { say("STATS unknown"); return; }
+    uint32_t v[7];
+    for (int i = 0; i < 7; i++) {
+        const uint8_t *b = avr->data + stats_at + 4 * i; /* AVR is little-endian */
+        v[i] = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    }
+    say("STATS %u %u %u %u %u %u %u", v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
+}
+
+/* Request latency in simulated cycles: from the 0x00 that ends a request frame
+ * on UART0's input to the next byte the firmware puts on its output. */
+#define MAX_SAMPLES 200000
+static uint64_t *samples;
+static size_t n_samples;
+static uint64_t request_end;
+static int in_pos, in_is_request;
+static void on_uart_in(avr_irq_t *irq, uint32_t value, void *param) {
+    (void)irq; (void)param;
+    uint8_t b = (uint8_t)value;
+    if (b == 0) {
+        if (in_is_request) request_end = avr->cycle;
+        in_pos = 0;
+        in_is_request = 0;
+        return;
+    }
+    if (in_pos == 2) in_is_request = b >= 0x80 && b <= 0x9F; /* code, version, type */
+    in_pos++;
+}
+static void on_uart_out(avr_irq_t *irq, uint32_t value, void *param) {
+    (void)irq; (void)value; (void)param;
+    if (request_end && n_samples < MAX_SAMPLES) samples[n_samples++] = avr->cycle - request_end;
+    request_end = 0;
+}
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+static void report_latency(void) {
+    if (!n_samples) { say("LAT 0 0 0 0"); return; }
+    qsort(samples, n_samples, sizeof *samples, cmp_u64);
+    say("LAT %zu %llu %llu %llu", n_samples, (unsigned long long)samples[n_samples / 2],
+        (unsigned long long)samples[(size_t)(0.99 * (double)(n_samples - 1))],
+        (unsigned long long)samples[n_samples - 1]);
+}
+
 static void report_stack(void) {
     if (!heap_start) { say("STACK unknown"); return; }
     uint32_t ramend = 0x21FF, n = 0;
@@ -294,7 +344,8 @@ static void command(char *s) {
     case 'R': n = atoi(s + 1); if (n > stacks[4]) n = stacks[4]; stacks[4] -= n; hopper += n; break;
     case 'X': power_cut(atoi(s + 1)); break;
     case 'A': sscanf(s + 1, "%15s %d", armed, &armed_lands); break;
-    case 'S': report_stack(); break;
+    case 'S': report_stack(); report_stats(); break;
+    case 'L': report_latency(); break;
     case 'Q': quit = 1; break;
     default: say("ERR unknown control line: %s", s); break;
     }
@@ -332,6 +383,7 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--time-scale")) scale = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--boot-count")) boot_count = (uint32_t)strtoul(argv[i + 1], 0, 0);
         else if (!strcmp(argv[i], "--heap-start")) heap_start = (uint32_t)strtoul(argv[i + 1], 0, 0);
+        else if (!strcmp(argv[i], "--stats-at")) stats_at = (uint32_t)strtoul(argv[i + 1], 0, 0);
     }
     elf_firmware_t fw;
     memset(&fw, 0, sizeof fw);
@@ -354,6 +406,9 @@ int main(int argc, char **argv) {
     avr_eeprom_desc_t d = {.ee = ee, .offset = 0, .size = 4};
     avr_ioctl(avr, AVR_IOCTL_EEPROM_SET, &d);
 
+    samples = calloc(MAX_SAMPLES, sizeof *samples);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT), on_uart_in, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT), on_uart_out, NULL);
     uart_pty_init(avr, &uart);
     uart_pty_connect(&uart, '0');
     say("PTY %s", uart.pty.slavename);
