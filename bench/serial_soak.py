@@ -1,6 +1,12 @@
 """Soak: many emulated boards over a noisy, sometimes unplugged link.
 
-Run: ``.venv/bin/python bench/serial_soak.py [--boards 1000] [--link pty|tcp]``
+Run: ``.venv/bin/python bench/serial_soak.py [--boards 1000] [--link pty|tcp]
+[--machine emulator|firmware]``
+
+``--machine firmware`` runs the reference firmware on a simulated ATmega2560
+(simavr) instead of the Python emulator; its defaults follow issue 18: 200
+boards, the same noise, and a power cut (a reset) every 50 boards instead of
+the unplugs. The firmware's own counters are read from its RAM.
 
 Defaults follow issue 5: 1,000 boards, 1 % byte corruption and 0.5 % dropped
 frames in both directions, and the cable unplugged (0.8 s) every 50 boards,
@@ -29,20 +35,34 @@ from firmware_bridge.driver import Machine  # noqa: E402
 from firmware_bridge.emulator import Emulator  # noqa: E402
 from firmware_bridge.faults import FaultPlan  # noqa: E402
 from firmware_bridge.harness import Harness, random_deal  # noqa: E402
+from firmware_bridge.simboard import FirmwareMachine  # noqa: E402
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--boards", type=int, default=1000)
+    ap.add_argument("--machine", choices=["emulator", "firmware"], default="emulator")
+    ap.add_argument("--boards", type=int, default=None, help="default 1000 (firmware: 200)")
     ap.add_argument("--link", choices=["pty", "tcp"], default="pty")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--byte-error-rate", type=float, default=0.01)
     ap.add_argument("--frame-drop-rate", type=float, default=0.005)
-    ap.add_argument("--unplug-every", type=int, default=50)
+    ap.add_argument("--unplug-every", type=int, default=None, help="default 50 (firmware: 0)")
     ap.add_argument("--unplug-seconds", type=float, default=0.8)
-    ap.add_argument("--power-cut-every", type=int, default=0, help="0: no power cuts (issue 5)")
-    ap.add_argument("--time-scale", type=float, default=0.002)
+    ap.add_argument("--power-cut-every", type=int, default=None,
+                    help="default 0, no power cuts (issue 5); firmware: 50 (issue 18)")
+    ap.add_argument("--time-scale", type=float, default=None, help="default 0.002 (firmware: 0.01)")
     args = ap.parse_args()
+    fw = args.machine == "firmware"
+    for name, emulator_default, firmware_default in (
+        ("boards", 1000, 200), ("unplug_every", 50, 0), ("power_cut_every", 0, 50),
+        ("time_scale", 0.002, 0.01),
+    ):  # fmt: skip
+        if getattr(args, name) is None:
+            setattr(args, name, firmware_default if fw else emulator_default)
+    # The firmware's heartbeat and RTO are fixed (250 ms, 50 ms): the host waits longer.
+    driver = dict(rto=0.05, link_timeout=1.2, answer_timeout=2.0) if fw else \
+        dict(rto=0.02, link_timeout=0.4, answer_timeout=1.0)
+    machine_class = FirmwareMachine if fw else Emulator
 
     plan = FaultPlan(seed=args.seed, byte_error_rate=args.byte_error_rate,
                      frame_drop_rate=args.frame_drop_rate)  # fmt: skip
@@ -51,9 +71,9 @@ def main() -> None:
     lost = duplicated = misrouted = disagree = drops = 0
     bad_boards: list[int] = []
     t0 = time.monotonic()
-    with Emulator.start(faults=plan, time_scale=args.time_scale, heartbeat=0.05, rto=0.02,
-                        **where) as emu:  # fmt: skip
-        with Machine.open(emu.url, rto=0.02, link_timeout=0.4, answer_timeout=1.0) as m:
+    with machine_class.start(faults=plan, time_scale=args.time_scale, heartbeat=0.05, rto=0.02,
+                             **where) as emu:  # fmt: skip
+        with Machine.open(emu.url, **driver) as m:
             h = Harness(emu, m, idle_timeout=10.0)
             with emu.hold():
                 # Frames sent before the driver opened the port were never seen: count from here.
@@ -91,12 +111,19 @@ def main() -> None:
                        and time.monotonic() < deadline):  # fmt: skip
                     time.sleep(0.02)
                 host_bad = st.bad_total - base_seen
-                machine_bad, damaged_to_machine = emu.stats.bad_frames_in, emu.noise_in.corrupted
+                if fw:  # the firmware's own counters, read from its RAM (they restart at a reset)
+                    c = emu.firmware_counters()
+                    machine_bad, machine_retrans, machine_dups = (
+                        c.get("bad_frames", 0), c.get("retransmissions", 0), c.get("duplicate_requests", 0))
+                else:
+                    machine_bad = emu.stats.bad_frames_in
+                    machine_retrans, machine_dups = emu.sender.retransmissions, emu.stats.duplicate_requests
+                damaged_to_machine = emu.noise_in.corrupted
                 summary = {
                     "driver_retransmissions": st.retransmissions,
-                    "machine_retransmissions": emu.sender.retransmissions,
+                    "machine_retransmissions": machine_retrans,
                     "duplicate_events_suppressed": st.duplicate_events,
-                    "duplicate_requests_suppressed": emu.stats.duplicate_requests,
+                    "duplicate_requests_suppressed": machine_dups,
                     "frames_dropped_to_host": emu.noise_out.dropped,
                     "frames_dropped_to_machine": emu.noise_in.dropped,
                 }
@@ -107,7 +134,10 @@ def main() -> None:
     elapsed = time.monotonic() - t0
     expected = 52 * args.boards
     # A damaged frame still queued when the cable was pulled never reached the host.
-    all_reported = (damaged_to_host - cut_off <= host_bad <= damaged_to_host and machine_bad >= damaged_to_machine
+    # The firmware's counters live in RAM and restart at each power cut: only the host side
+    # can be compared in full there.
+    machine_ok = machine_bad >= damaged_to_machine or (fw and args.power_cut_every)
+    all_reported = (damaged_to_host - cut_off <= host_bad <= damaged_to_host and machine_ok
                     and link_lost >= unplugs and reconnects >= unplugs
                     and power_cuts_seen == power_cuts)  # fmt: skip
     print(f"{args.boards} boards over {args.link} in {elapsed:.0f} s: {drops} cards dropped "
@@ -123,7 +153,7 @@ def main() -> None:
     print(f"goal (0 lost/duplicated/misrouted, every fault reported): "
           f"{'met' if ok and all_reported else 'NOT met'}")
     print(json.dumps({
-        "bench": "serial_soak", "link": args.link, "boards": args.boards, "seconds": round(elapsed, 1),
+        "bench": "serial_soak", "machine": args.machine, "link": args.link, "boards": args.boards, "seconds": round(elapsed, 1),
         "byte_error_rate": args.byte_error_rate, "frame_drop_rate": args.frame_drop_rate,
         "unplugs": unplugs, "power_cuts": power_cuts, "power_cuts_reported": power_cuts_seen,
         "cards_dropped": drops, "cards_expected": expected,

@@ -4,6 +4,7 @@ Examples::
 
     boardwright emulator --pty                 # prints /dev/pts/N, runs until Ctrl-C
     boardwright emulator --tcp 7070 --board 1  # socket://127.0.0.1:7070, a shuffled deck loaded
+    boardwright emulator --firmware --pty      # the reference firmware on a simulated ATmega2560
     boardwright machine status /dev/ttyACM0    # handshake and state of a real machine
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
 
 from firmware_bridge.driver import Machine
@@ -25,6 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--pty", action="store_true", help="serve on a new pseudo-terminal (default)")
     where.add_argument("--tcp", type=int, metavar="PORT", help="serve on 127.0.0.1:PORT (0: any)")
+    p.add_argument("--firmware", action="store_true",
+                   help="run the reference firmware (firmware_bridge/firmware) on a simulated "
+                        "ATmega2560 (simavr) instead of the Python emulator")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="seed for the fault dice")
     p.add_argument("--time-scale", type=float, default=1.0, help="0.1 runs 10 times faster")
     p.add_argument("--byte-error-rate", type=float, default=0.0)
@@ -54,7 +59,16 @@ def cmd_emulator(args: argparse.Namespace) -> int:
         jam_rate=args.jam_rate,
     )
     where = {"tcp_port": args.tcp} if args.tcp is not None else {"pty": True}
-    emu = Emulator.start(faults=plan, time_scale=args.time_scale, **where)
+    if args.firmware:
+        from firmware_bridge.simboard import FirmwareError, FirmwareMachine
+
+        try:
+            emu = FirmwareMachine.start(faults=plan, time_scale=args.time_scale, **where)
+        except FirmwareError as exc:
+            print(f"boardwright emulator --firmware: {exc}", file=sys.stderr)
+            return 2
+    else:
+        emu = Emulator.start(faults=plan, time_scale=args.time_scale, **where)
     try:
         print(f"dealing machine emulator ready at {emu.url}", flush=True)
         if args.board is not None:

@@ -224,13 +224,24 @@ class Machine:
         if reply.status == p.Status.DUPLICATE:
             return RouteResult.DUPLICATE
         if reply.status == p.Status.STALE:
-            with self._lock:
-                self._routed.pop(gate_id, None)
+            # STALE from a machine that has restarted since says nothing about whether
+            # the old boot carried the route out before the power cut (a resent ROUTE
+            # meets the new boot): keep it for the power-cut reconciliation then.
+            if self._machine_boot() == boot:
+                with self._lock:
+                    self._routed.pop(gate_id, None)
             return RouteResult.STALE
         where = "the reject tray" if pocket is None else f"pocket {pocket}"
         raise MachineRefused(
             f"the dealing machine on {self.url} refused to route card {gate_id} to {where}"
         )
+
+    def _machine_boot(self) -> int | None:
+        """The machine's boot id now, or None when it cannot be asked."""
+        try:
+            return self.state().boot_id
+        except MachineError:
+            return None
 
     def pause(self) -> None:
         self._command(p.Pause(), "PAUSE")
