@@ -390,8 +390,13 @@ def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
                  mode: str = "deal",
                  hands: Callable[[int], list[list[Card]]] | None = None,
                  pictures: PictureFeed | None = None, link: JobLink | None = None,
-                 on_emulator: Callable[[Emulator], None] | None = None) -> RigReport:
+                 on_emulator: Callable[[Emulator], None] | None = None,
+                 machine: str = "emulator") -> RigReport:
     """Deal (or scan) a set on an in-process emulator with a simulated operator.
+
+    ``machine="firmware"`` deals on the reference firmware running on a
+    simulated ATmega2560 (simavr) instead of the Python emulator; its heartbeat
+    is fixed at 250 ms, so the driver waits longer before calling the link lost.
 
     Every board is checked against the deal when the operator takes it out. In
     the scan modes the operator feeds ``hands(number)`` (default: the deal's
@@ -408,13 +413,22 @@ def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
                                         stop_card=stop_card, mode=mode)
     if mode != "deal" and hands is None:
         hands = default_hands(session, seed)
-    with Emulator.start(pty=True, seed=seed, time_scale=time_scale, heartbeat=0.05,
-                        faults=faults, boot_time=1.0) as emu:
+    if machine == "firmware":
+        from firmware_bridge.simboard import FirmwareMachine
+
+        started: Any = FirmwareMachine.start(pty=True, seed=seed, time_scale=time_scale,
+                                             faults=faults)  # fmt: skip
+        driver = {"rto": 0.05, "link_timeout": 1.2, "answer_timeout": 2.0}
+    else:
+        started = Emulator.start(pty=True, seed=seed, time_scale=time_scale, heartbeat=0.05,
+                                 faults=faults, boot_time=1.0)  # fmt: skip
+        driver = {"rto": 0.02, "link_timeout": 0.5}
+    with started as emu:
         cam = make_camera(camera, emu)
         if on_emulator is not None:
             on_emulator(emu)
         op = EmulatedOperator(emu, cam, scenario, hands=hands)
-        with Machine.open(emu.url, rto=0.02, link_timeout=0.5) as m:
+        with Machine.open(emu.url, **driver) as m:
             rig = Rig(m, cam, session, op, display=display or Display(quiet=quiet),
                       idle_timeout=3.0, pictures=pictures, link=link)
             report = rig.run()

@@ -159,6 +159,7 @@ class FirmwareMachine:
         self.jammed: PhysicalCard | None = None
         self.in_feeder: list[PhysicalCard] = []
         self.misfeeds = 0
+        self.cover_open = False
         self.phase = "idle"
         self._thread: threading.Thread | None = None
 
@@ -282,10 +283,13 @@ class FirmwareMachine:
     def open_cover(self) -> None:
         with self._lock:
             self.stats.count("cover_open")
+            self.cover_open = True
             self._control("C 1")
 
     def close_cover(self) -> None:
-        self._control("C 0")
+        with self._lock:
+            self.cover_open = False
+            self._control("C 0")
 
     def unplug(self, seconds: float) -> None:
         with self._lock:

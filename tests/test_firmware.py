@@ -213,3 +213,17 @@ def test_firmware_fits_with_a_quarter_of_ram_free():
     used = 8192 - untouched
     assert static < used and used <= 0.75 * 8192, (static, used)
     assert (BUILD / "boardwright.hex").exists()
+
+
+@needs_firmware
+def test_the_rig_deals_a_short_set_on_the_firmware_and_every_board_is_checked(tmp_path):
+    import rig
+    from dealer.generate import random_dealset
+
+    url = f"sqlite:///{tmp_path}/deal.sqlite"
+    ds = random_dealset(range(1, 5), event="firmware")
+    report = rig.run_emulated(ds, url, camera="emulator:variants=1", time_scale=0.02,
+                              quiet=True, machine="firmware")  # fmt: skip
+    assert report.stopped is None
+    assert report.boards_done == 4 and report.checked == 4 and report.misdealt == 0
+    assert report.cards == 4 * 52
