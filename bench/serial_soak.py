@@ -98,10 +98,13 @@ def main() -> None:
                 disagree += res.host_disagrees
                 if not res.ok:
                     bad_boards.append(b)
+                    print(f"board {b} is wrong: {res}", flush=True)
                 if b % 100 == 0 or b == args.boards:
                     print(f"board {b}: {drops} drops, {time.monotonic() - t0:.0f} s, "
                           f"bad frames {m.stats.bad_total}, link lost {m.stats.link_lost}",
                           flush=True)  # fmt: skip
+            # Read outside hold(): the firmware's answer comes through the relay that hold() stops.
+            counters = emu.firmware_counters() if fw else {}
             with emu.hold():  # nothing half-way down the cable while counters are read
                 st = m.stats
                 damaged_to_host = emu.noise_out.corrupted - base_sent
@@ -112,7 +115,7 @@ def main() -> None:
                     time.sleep(0.02)
                 host_bad = st.bad_total - base_seen
                 if fw:  # the firmware's own counters, read from its RAM (they restart at a reset)
-                    c = emu.firmware_counters()
+                    c = counters
                     machine_bad, machine_retrans, machine_dups = (
                         c.get("bad_frames", 0), c.get("retransmissions", 0), c.get("duplicate_requests", 0))
                 else:

@@ -171,12 +171,17 @@ static void start_feed(const char *outcome) {
     avr_cycle_timer_register_usec(avr, scaled(FEED_US), feed_done, kept);
 }
 
+static void read_control(int wait_for_feed_answer);
+
 static void on_feed(avr_irq_t *irq, uint32_t value, void *param) {
     (void)irq; (void)param;
     if (value && path == IDLE && hopper > 0 && !jam) {
         path = FEEDING;
         feed_asked = 1;
         say("FEED?");
+        /* Simulated time stands still until the controller answers: the roller's
+         * fate is decided the moment it turns, however slow the host is. */
+        read_control(1);
     } else if (!value && path == FEEDING) {
         path = IDLE; /* the firmware gave up: a slip */
     }
@@ -352,24 +357,34 @@ static void command(char *s) {
     apply_inputs();
 }
 
-static avr_cycle_count_t poll_control(avr_t *a, avr_cycle_count_t when, void *param) {
-    (void)a; (void)param;
+/* Handle the control lines waiting on stdin; with wait_for_feed_answer, block
+ * until the answer to FEED? has been handled (feed_asked cleared). One byte at
+ * a time, so nothing after the line that is needed is consumed early. */
+static void read_control(int wait_for_feed_answer) {
     struct pollfd pfd = {.fd = 0, .events = POLLIN};
-    while (poll(&pfd, 1, 0) > 0) {
-        char buf[256];
-        ssize_t got = read(0, buf, sizeof buf);
-        if (got <= 0) { quit = 1; break; }
-        for (ssize_t i = 0; i < got; i++) {
-            if (buf[i] == '\n') {
-                line[line_len] = 0;
-                command(line);
-                line_len = 0;
-            } else if (line_len < sizeof line - 1) {
-                line[line_len++] = buf[i];
-            }
+    for (;;) {
+        int waiting = wait_for_feed_answer && feed_asked && !quit;
+        if (poll(&pfd, 1, waiting ? 5000 : 0) <= 0) {
+            if (waiting) { say("ERR no answer to FEED? for 5 s"); feed_asked = 0; }
+            return;
+        }
+        char c;
+        ssize_t got = read(0, &c, 1);
+        if (got <= 0) { quit = 1; return; }
+        if (c == '\n') {
+            line[line_len] = 0;
+            line_len = 0;
+            command(line);
+            if (wait_for_feed_answer && !feed_asked) return;
+        } else if (line_len < sizeof line - 1) {
+            line[line_len++] = c;
         }
     }
-    { static int k; if (getenv("SIMBOARD_DEBUG") && ++k % 2000 == 0) fprintf(stderr, "pc=%x state=%d cyc=%llu\n", avr->pc, avr->state, (unsigned long long)avr->cycle); }
+}
+
+static avr_cycle_count_t poll_control(avr_t *a, avr_cycle_count_t when, void *param) {
+    (void)a; (void)param;
+    read_control(0);
     return when + avr->frequency / 2000; /* every 500 us */
 }
 
