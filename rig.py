@@ -61,7 +61,6 @@ from dealer.store.dealing import StoreJobLink
 from firmware_bridge import events as ev
 from firmware_bridge import protocol as proto
 from firmware_bridge.driver import Machine, MachineError
-from firmware_bridge.emulator import Emulator
 from firmware_bridge.faults import FaultPlan
 from firmware_bridge.operator import (
     FAULT_KINDS,
@@ -72,6 +71,7 @@ from firmware_bridge.operator import (
     Scenario,
 )
 from firmware_bridge.physical import PhysicalCard, standard_deck
+from firmware_bridge.simboard import Emulator, start_virtual  # the emulator or the firmware
 from vision.picture_feed import PictureFeed
 from vision.rig_sources import (
     EmulatorCamera,
@@ -387,22 +387,17 @@ def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
                  faults: FaultPlan | None = None, options: dict[str, Any] | None = None,
                  quiet: bool = False, stop_card: bool = False,
                  display: Display | None = None, sample: str | Path | None = None,
-                 mode: str = "deal",
+                 mode: str = "deal", machine: str = "emulator",
                  hands: Callable[[int], list[list[Card]]] | None = None,
                  pictures: PictureFeed | None = None, link: JobLink | None = None,
-                 on_emulator: Callable[[Emulator], None] | None = None,
-                 machine: str = "emulator") -> RigReport:
+                 on_emulator: Callable[[Emulator], None] | None = None) -> RigReport:
     """Deal (or scan) a set on an in-process emulator with a simulated operator.
-
-    ``machine="firmware"`` deals on the reference firmware running on a
-    simulated ATmega2560 (simavr) instead of the Python emulator; its heartbeat
-    is fixed at 250 ms, so the driver waits longer before calling the link lost.
 
     Every board is checked against the deal when the operator takes it out. In
     the scan modes the operator feeds ``hands(number)`` (default: the deal's
     hands; for ``play``, a random legal play of the board's contract). ``link``
-    is the job's status channel (the panel's job row); ``on_emulator`` is
-    given the started emulator (tests watch what it is sent).
+    is the job's status channel (the panel's job row); ``on_emulator`` is given
+    the started emulator; ``machine="firmware"`` deals on the firmware in simavr.
     """
     if isinstance(ds, DealSet):
         with Store.open(db_url) as store:
@@ -413,16 +408,7 @@ def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
                                         stop_card=stop_card, mode=mode)
     if mode != "deal" and hands is None:
         hands = default_hands(session, seed)
-    if machine == "firmware":
-        from firmware_bridge.simboard import FirmwareMachine
-
-        started: Any = FirmwareMachine.start(pty=True, seed=seed, time_scale=time_scale,
-                                             faults=faults)  # fmt: skip
-        driver = {"rto": 0.05, "link_timeout": 1.2, "answer_timeout": 2.0}
-    else:
-        started = Emulator.start(pty=True, seed=seed, time_scale=time_scale, heartbeat=0.05,
-                                 faults=faults, boot_time=1.0)  # fmt: skip
-        driver = {"rto": 0.02, "link_timeout": 0.5}
+    started, driver = start_virtual(machine, seed=seed, time_scale=time_scale, faults=faults)
     with started as emu:
         cam = make_camera(camera, emu)
         if on_emulator is not None:

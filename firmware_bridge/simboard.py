@@ -24,9 +24,11 @@ True
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import select
 import shutil
+import socket
 import subprocess
 import threading
 import time
@@ -35,7 +37,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from firmware_bridge import protocol as p
-from firmware_bridge.emulator import MAX_MISFEEDS, CameraHook, EmulatorStats
+from firmware_bridge.emulator import MAX_MISFEEDS, CameraHook, Emulator, EmulatorStats
 from firmware_bridge.faults import FaultPlan, LineNoise, MechanicalDice, split_frames
 from firmware_bridge.physical import PhysicalCard
 from firmware_bridge.transport import Endpoint, PtyEndpoint, TcpEndpoint
@@ -50,14 +52,24 @@ class FirmwareError(RuntimeError):
     """The firmware or its harness is missing, or the simulation stopped."""
 
 
-def build(quiet: bool = True) -> Path:
-    """Build the firmware and the harness (``make -C firmware_bridge/firmware``)."""
+def build() -> Path:
+    """Build the firmware and the harness (``make -C firmware_bridge/firmware``).
+
+    One build at a time (test workers start machines in parallel); make's
+    output goes to ``build/firmware/make.log``, shown if it fails.
+    """
     if shutil.which("avr-gcc") is None:
         raise FirmwareError("avr-gcc is not installed (apt-get install gcc-avr avr-libc)")
-    done = subprocess.run(["make", "-C", str(SOURCE), f"BUILD={BUILD}"],
-                          capture_output=quiet, text=True)  # fmt: skip
-    if done.returncode != 0:
-        raise FirmwareError(f"building the firmware failed:\n{done.stdout}{done.stderr}")
+    BUILD.mkdir(parents=True, exist_ok=True)
+    log_path = BUILD / "make.log"
+    with open(BUILD / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        with open(log_path, "w") as log:
+            rc = subprocess.run(["make", "-C", str(SOURCE), f"BUILD={BUILD}"],
+                                stdout=log, stderr=subprocess.STDOUT).returncode  # fmt: skip
+    if rc != 0:
+        raise FirmwareError(f"building the firmware failed (make exit {rc}):\n"
+                            f"{log_path.read_text(errors='replace')[-2000:]}")  # fmt: skip
     return BUILD
 
 
@@ -66,16 +78,6 @@ def firmware_available() -> bool:
     return shutil.which("avr-gcc") is not None and (
         Path("/usr/include/simavr/sim_avr.h").exists() or (BUILD / "simboard").exists()
     )
-
-
-def symbol(elf: Path, name: str) -> int:
-    """The RAM address of a symbol of the firmware (``__heap_start``: where stack painting starts)."""
-    out = subprocess.run(["avr-nm", str(elf)], capture_output=True, text=True, check=True).stdout
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[2] == name:
-            return int(parts[0], 16) & 0xFFFF
-    raise FirmwareError(f"{elf} has no {name} symbol")
 
 
 #: The firmware's link counters, in the order of link_stats_t (link.h).
@@ -117,14 +119,16 @@ class FirmwareMachine:
         self.board_reader = board_reader
         self.stats = EmulatorStats()
         self.elf = BUILD / "boardwright.elf"
+        # The harness's control channel is a socket of its own (mechanics both ways);
+        # its stdout is left to simavr's loader messages.
+        self._control_sock, theirs = socket.socketpair()
         self.proc = subprocess.Popen(
             [str(BUILD / "simboard"), str(self.elf), "--time-scale", repr(time_scale),
-             "--boot-count", str(self.dice.boot_id()), "--heap-start", str(symbol(self.elf, "__heap_start")),
-             "--stats-at", str(symbol(self.elf, "link_stats"))],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            bufsize=0,
+             "--boot-count", str(self.dice.boot_id()), "--control-fd", str(theirs.fileno())],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            pass_fds=[theirs.fileno()],
         )  # fmt: skip
-        assert self.proc.stdout is not None
+        theirs.close()
         self._lines = bytearray()
         self.board_pty = self._wait_for_pty()
         self.board_fd = os.open(self.board_pty, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
@@ -174,14 +178,23 @@ class FirmwareMachine:
 
     def _wait_for_pty(self) -> str:
         deadline = time.monotonic() + 10
-        assert self.proc.stdout is not None
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
+        buf = b""
+        self._control_sock.settimeout(1.0)
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            try:
+                chunk = self._control_sock.recv(4096)
+            except TimeoutError:
+                continue
+            if not chunk:
                 break
-            if line.startswith(b"PTY "):
-                return line[4:].strip().decode()
-        raise FirmwareError("the simboard harness did not start (no PTY line)")
+            buf += chunk
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                if line.startswith(b"PTY "):
+                    self._lines = bytearray(buf)
+                    self._control_sock.setblocking(False)
+                    return line[4:].strip().decode()
+        raise FirmwareError("the simboard harness did not start (no PTY report)")
 
     def close(self) -> None:
         self._stop = True
@@ -189,11 +202,9 @@ class FirmwareMachine:
         os.write(self._wake_w, b"x")
         if self._thread is not None:
             self._thread.join(timeout=5)
+        self._control_sock.close()  # the harness quits at "Q", or when its channel closes
         with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=3)
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+            self.proc.wait(timeout=5)
         self.endpoint.close()
         for fd in (self.board_fd, self._wake_r, self._wake_w):
             with contextlib.suppress(OSError):
@@ -208,11 +219,13 @@ class FirmwareMachine:
     # ------------------------------------------------------------------ operator
 
     def _control(self, line: str) -> None:
-        try:
-            assert self.proc.stdin is not None
-            self.proc.stdin.write(line.encode() + b"\n")
-        except (BrokenPipeError, ValueError, OSError):
-            pass
+        data = line.encode() + b"\n"
+        with contextlib.suppress(OSError):
+            while data:  # a short line on a local socket: this does not block for long
+                try:
+                    data = data[self._control_sock.send(data):]
+                except BlockingIOError:
+                    select.select([], [self._control_sock], [], 0.1)
 
     def load_hopper(self, cards: Iterable[PhysicalCard]) -> None:
         with self._lock:
@@ -480,14 +493,15 @@ class FirmwareMachine:
 
     def _read_harness(self, wait: float = 0.0, until: str | None = None) -> bool:
         """Handle the harness's report lines; False once the simulation has stopped."""
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
+        fd = self._control_sock.fileno()
         deadline = time.monotonic() + wait
         while True:
             try:
-                data = os.read(fd, 65536)
-            except BlockingIOError:
+                data = self._control_sock.recv(65536)
+            except (BlockingIOError, InterruptedError):
                 data = None
+            except OSError:
+                data = b""
             if data == b"" and self.proc.poll() is not None:
                 self.stats.count("simulation_stopped")
                 return False
@@ -501,10 +515,7 @@ class FirmwareMachine:
             select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
 
     def _run(self) -> None:
-        out = self.proc.stdout
-        assert out is not None
-        out_fd = out.fileno()
-        os.set_blocking(out_fd, False)
+        out_fd = self._control_sock.fileno()
         while not self._stop:
             with self._lock:
                 if self._unplugged_until and time.monotonic() >= self._unplugged_until:
@@ -538,3 +549,16 @@ class FirmwareMachine:
                         if data:
                             self._to_firmware(data)
                 self.endpoint.flush()
+
+
+def start_virtual(machine: str, *, seed: int = 0, time_scale: float = 0.01,
+                  faults: FaultPlan | None = None) -> tuple[Emulator | FirmwareMachine, dict[str, float]]:
+    """A started virtual machine on a pty, ``emulator`` or ``firmware``, and the
+    driver settings that suit it (the firmware's heartbeat is fixed at 250 ms,
+    so the host waits longer before calling the link lost)."""
+    if machine == "firmware":
+        fw = FirmwareMachine.start(pty=True, seed=seed, time_scale=time_scale, faults=faults)
+        return fw, {"rto": 0.05, "link_timeout": 1.2, "answer_timeout": 2.0}
+    emu = Emulator.start(pty=True, seed=seed, time_scale=time_scale, heartbeat=0.05,
+                         faults=faults, boot_time=1.0)  # fmt: skip
+    return emu, {"rto": 0.02, "link_timeout": 0.5}

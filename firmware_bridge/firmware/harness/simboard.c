@@ -1,10 +1,11 @@
 /* simboard: the reference firmware's ELF, unchanged, on a simulated ATmega2560
  * (libsimavr), with the dealing machine's mechanics played on its pins.
  *
- *   simboard FIRMWARE.elf [--time-scale S] [--boot-count N] [--heap-start ADDR]
+ *   simboard FIRMWARE.elf [--time-scale S] [--boot-count N] [--control-fd FD]
  *
  * UART0 is connected to a pseudo-terminal (libsimavrparts' uart_pty); its
- * path is printed as "PTY /dev/pts/N". The mechanics (hopper, feed roller,
+ * path is reported as "PTY /dev/pts/N" on the control channel: the socket
+ * passed as --control-fd (default: stdin for commands, stdout for reports). The mechanics (hopper, feed roller,
  * gate, selector, stacks, cover, jam sensor, board reader) answer the pins
  * with the timing of docs/protocol.md section 8, scaled by --time-scale.
  * Which feed attempt slips, jams or double-feeds is not decided here: the
@@ -40,6 +41,9 @@
 #include "sim_irq.h"
 #include "uart_pty.h"
 
+#include <gelf.h>
+#include <libelf.h>
+
 /* Pins: the same map as firmware_bridge/firmware/pins.h. */
 enum { PA_FEED = 0, PA_CAMERA = 1, PA_SEL0 = 2, PA_DROP = 5, PA_DIVERT = 6 };
 enum { PC_GATE = 0, PC_COVER = 1, PC_JAM = 2, PC_HOPPER = 3, PC_BOARD = 4, PC_DOUBLE = 5 };
@@ -67,13 +71,45 @@ static int quit;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #include <stdarg.h>
+static int control_in = 0, control_out = 1;
 static void say(const char *fmt, ...) {
+    char buf[256];
     va_list ap;
     va_start(ap, fmt);
-    vprintf(fmt, ap);
+    int n = vsnprintf(buf, sizeof buf - 1, fmt, ap);
     va_end(ap);
-    putchar('\n');
-    fflush(stdout);
+    if (n < 0) return;
+    if (n > (int)sizeof buf - 2) n = (int)sizeof buf - 2;
+    buf[n++] = '\n';
+    for (int done = 0; done < n;) {
+        ssize_t w = write(control_out, buf + done, (size_t)(n - done));
+        if (w <= 0) { if (errno == EINTR || errno == EAGAIN) continue; return; }
+        done += (int)w;
+    }
+}
+
+/* A RAM symbol of the firmware (its data-space address), from the ELF's symbol table. */
+static uint32_t elf_symbol(const char *path, const char *name) {
+    uint32_t found = 0;
+    if (elf_version(EV_CURRENT) == EV_NONE) return 0;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return 0;
+    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    Elf_Scn *scn = NULL;
+    while (e && !found && (scn = elf_nextscn(e, scn)) != NULL) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize) continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Sym sym;
+            if (!gelf_getsym(d, (int)i, &sym)) continue;
+            const char *nm = elf_strptr(e, sh.sh_link, sym.st_name);
+            if (nm && strcmp(nm, name) == 0) { found = (uint32_t)(sym.st_value & 0xFFFF); break; }
+        }
+    }
+    if (e) elf_end(e);
+    close(fd);
+    return found;
 }
 
 static avr_irq_t *pin(char port, int bit) {
@@ -361,7 +397,7 @@ static void command(char *s) {
  * until the answer to FEED? has been handled (feed_asked cleared). One byte at
  * a time, so nothing after the line that is needed is consumed early. */
 static void read_control(int wait_for_feed_answer) {
-    struct pollfd pfd = {.fd = 0, .events = POLLIN};
+    struct pollfd pfd = {.fd = control_in, .events = POLLIN};
     for (;;) {
         int waiting = wait_for_feed_answer && feed_asked && !quit;
         if (poll(&pfd, 1, waiting ? 5000 : 0) <= 0) {
@@ -369,7 +405,7 @@ static void read_control(int wait_for_feed_answer) {
             return;
         }
         char c;
-        ssize_t got = read(0, &c, 1);
+        ssize_t got = read(control_in, &c, 1);
         if (got <= 0) { quit = 1; return; }
         if (c == '\n') {
             line[line_len] = 0;
@@ -390,15 +426,14 @@ static avr_cycle_count_t poll_control(avr_t *a, avr_cycle_count_t when, void *pa
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: simboard FIRMWARE.elf [--time-scale S] [--boot-count N] [--heap-start ADDR]\n");
+        fprintf(stderr, "usage: simboard FIRMWARE.elf [--time-scale S] [--boot-count N] [--control-fd FD]\n");
         return 2;
     }
     uint32_t boot_count = 0;
     for (int i = 2; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--time-scale")) scale = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--boot-count")) boot_count = (uint32_t)strtoul(argv[i + 1], 0, 0);
-        else if (!strcmp(argv[i], "--heap-start")) heap_start = (uint32_t)strtoul(argv[i + 1], 0, 0);
-        else if (!strcmp(argv[i], "--stats-at")) stats_at = (uint32_t)strtoul(argv[i + 1], 0, 0);
+        else if (!strcmp(argv[i], "--control-fd")) control_in = control_out = atoi(argv[i + 1]);
     }
     elf_firmware_t fw;
     memset(&fw, 0, sizeof fw);
@@ -406,6 +441,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "simboard: cannot read the firmware %s\n", argv[1]);
         return 1;
     }
+    heap_start = elf_symbol(argv[1], "__heap_start"); /* where stack painting starts */
+    stats_at = elf_symbol(argv[1], "link_stats");     /* the firmware's link counters */
     avr = avr_make_mcu_by_name("atmega2560");
     if (!avr) { fprintf(stderr, "simboard: simavr has no atmega2560\n"); return 1; }
     avr_init(avr);
