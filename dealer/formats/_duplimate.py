@@ -111,11 +111,43 @@ def encode_bri(deal: Deal) -> bytes:
     return "".join(out).encode("ascii")
 
 
+# Card bit of each Duplimate number (index 0 unused), for the fast paths below.
+_BRI_BIT = [0] + [1 << int(card_from_bri(n)) for n in range(1, 53)]
+# Card bit of each (DGE suit byte, rank byte).
+_DGE_BIT = {(mark, ord(ch)): 1 << ((3 - k) * 13 + 12 - RANK_CHARS.index(ch))
+            for k, mark in enumerate(DGE_SUITS) for ch in RANK_CHARS}
+
+
+def _fast_bri(part: bytes) -> list[int] | None:
+    """The four hands' masks of a well-formed BRI part, or None (the careful path says why).
+
+    A 10 MB DUP has 64,000 records: naming the seat and card of every byte in
+    case it is wrong made reading ten times slower than this.
+    """
+    digits = part[:BRI_LEN]
+    if len(digits) < BRI_LEN or not (digits.isdigit() and digits.isascii()):
+        return None
+    numbers = [int(digits[i:i + 2]) for i in range(0, BRI_LEN, 2)]
+    if len(set(numbers)) != 39 or min(numbers) < 1 or max(numbers) > 52:
+        return None
+    masks = [0, 0, 0, 0]
+    for seat in range(3):
+        m = 0
+        for n in numbers[13 * seat:13 * seat + 13]:
+            m |= _BRI_BIT[n]
+        masks[seat] = m
+    masks[3] = ALL_CARDS_MASK & ~(masks[0] | masks[1] | masks[2])
+    return masks
+
+
 def decode_bri(part: bytes, *, board: int | None, offset: int = 0) -> Deal:
     """Read the 78-byte BRI part; West gets the 13 cards nobody else holds.
 
     ``offset`` is where ``part`` starts in the file, so a message can say which byte.
     """
+    fast = _fast_bri(part)
+    if fast is not None:
+        return _deal_from_masks(fast, board, "cards")
     if len(part) < BRI_LEN:
         raise FormatError(f"the record is cut short: {len(part)} of {BRI_LEN} card bytes",
                           board=board, field="cards")
@@ -152,8 +184,38 @@ def encode_dge(deal: Deal) -> bytes:
     return bytes(out)
 
 
+def _fast_dge(part: bytes) -> list[int] | None:
+    """The four hands' masks of a well-formed DGE part, or None (the careful path says why)."""
+    masks = [0, 0, 0, 0]
+    hand = -1
+    mark = 0
+    seen = 0
+    for byte in part:
+        if byte in _DGE_MARKS:
+            if byte == 6:
+                hand += 1
+                if hand > 3:
+                    return None
+            elif hand < 0:
+                return None
+            mark = byte
+            continue
+        bit = _DGE_BIT.get((mark, byte))
+        if bit is None or seen & bit:
+            return None
+        seen |= bit
+        masks[hand] |= bit
+    return masks if hand == 3 else None
+
+
+_DGE_MARKS = frozenset(DGE_SUITS)
+
+
 def decode_dge(part: bytes, *, board: int | None, offset: int = 0) -> Deal:
     """Read a DGE part: four hands, each opened by the ♠ byte (6)."""
+    fast = _fast_dge(part)
+    if fast is not None:
+        return _deal_from_masks(fast, board, "cards")
     masks = [0, 0, 0, 0]
     seen: dict[int, int] = {}
     hand = -1
