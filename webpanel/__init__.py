@@ -16,7 +16,8 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, render_template
+from flask import Flask, render_template, request
+from flask.sessions import SecureCookieSessionInterface
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from dealer.errors import BoardwrightError
@@ -36,6 +37,21 @@ def _secret_key(instance: Path) -> str:
     return key
 
 
+class _SchemeSessions(SecureCookieSessionInterface):
+    """The session cookie is Secure exactly when the page came over HTTPS.
+
+    A fixed Secure flag breaks plain http on the club's network: the browser
+    drops the cookie, so the login form's CSRF token never comes back ("Form
+    expired"). ``SESSION_COOKIE_SECURE`` True or False still forces it.
+    """
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        setting = app.config["SESSION_COOKIE_SECURE"]
+        if setting == "auto":
+            return bool(request) and request.is_secure
+        return bool(setting)
+
+
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the panel. ``test_config`` overrides settings (tests, bench, demo)."""
     instance = os.environ.get("BOARDWRIGHT_INSTANCE")
@@ -45,7 +61,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         DATABASE_URL=None,  # None: the store's settings (instance/boardwright.sqlite)
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
-        SESSION_COOKIE_SECURE=True,
+        SESSION_COOKIE_SECURE="auto",  # follows the scheme: see _SchemeSessions
+        PUBLIC_URL=None,           # the address on the table cards; None: the request's
+        TRUSTED_PROXIES=0,         # reverse proxies in front whose X-Forwarded-* to believe
         WTF_CSRF_TIME_LIMIT=None,  # a table's page stays open all evening
         LOGIN_LIMIT=5,             # failed logins per client ...
         LOGIN_WINDOW_MINUTES=15,   # ... in this many minutes
@@ -55,9 +73,22 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         RIG_TIME_SCALE=0.05,     # the emulator's pace (1.0: a real machine's)
     )
     if test_config is None:
+        from dealer.config import Settings
+        app.config["PUBLIC_URL"] = Settings.load().public_url
         app.config.from_pyfile("webpanel.cfg", silent=True)
     else:
         app.config.from_mapping(test_config)
+    if app.config["PUBLIC_URL"]:
+        from dealer.config import check_public_url
+        app.config["PUBLIC_URL"] = check_public_url(app.config["PUBLIC_URL"])
+    app.session_interface = _SchemeSessions()
+    if app.config["TRUSTED_PROXIES"]:
+        # Behind a proxy that ends TLS, the scheme (for the Secure cookie) and the
+        # client's address (for the login limit) come from its X-Forwarded-* headers.
+        from werkzeug.middleware.proxy_fix import ProxyFix
+        n = int(app.config["TRUSTED_PROXIES"])
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n,  # type: ignore[method-assign]
+                                x_prefix=n)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(Path(app.instance_path))
     csrf.init_app(app)
@@ -98,7 +129,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
                                 "default-src 'self'; img-src 'self' data:; style-src 'self'; "
                                 "script-src 'self'; frame-ancestors 'none'")
         resp.headers.setdefault("X-Content-Type-Options", "nosniff")
-        resp.headers.setdefault("Referrer-Policy", "no-referrer")  # tokens live in URLs
+        # Tokens live in URLs: no other site may see one. Same-origin, not no-referrer:
+        # over HTTPS Flask-WTF refuses a form whose Referer is missing.
+        resp.headers.setdefault("Referrer-Policy", "same-origin")
         return resp
 
     from webpanel.commands import register_commands

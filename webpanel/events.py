@@ -19,6 +19,7 @@ from werkzeug.wrappers import Response
 from dealer.store import results as rs
 from webpanel import contexts
 from webpanel.db import store
+from webpanel.lan import public_url_for
 from webpanel.security import director_required
 from webpanel.tablecards import table_cards_pdf
 
@@ -110,7 +111,7 @@ def table_cards(ce_id: int) -> Response:
     if not toks:
         abort(404)
     movements = {sec: rs.movement(store(), ce_id, sec) for sec in ce.sections}
-    urls = {(t.section, t.table_no): url_for("tables.entry", token=t.token, _external=True)
+    urls = {(t.section, t.table_no): public_url_for("tables.entry", token=t.token)
             for t in toks}
     buf = io.BytesIO()
     table_cards_pdf(buf, f"{name} {date}".strip(), movements, urls)

@@ -62,3 +62,24 @@ def shot() -> object:
         page.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
         return path
     return take
+
+
+@pytest.fixture(scope="module")
+def launch() -> Iterator[object]:
+    """Start Chromium with extra switches (``--host-resolver-rules``): ``launch(*args)``."""
+    pw_api = pytest.importorskip("playwright.sync_api")
+    if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    with pw_api.sync_playwright() as pw:
+        started: list[object] = []
+
+        def go(*extra: str) -> object:
+            b = pw.chromium.launch(executable_path=CHROMIUM, args=[*ARGS, *extra],
+                                   headless=True)
+            started.append(b)
+            return b
+        try:
+            yield go
+        finally:
+            for b in started:
+                b.close()  # type: ignore[attr-defined]
