@@ -209,3 +209,41 @@ def test_missing_pair_gives_sit_outs(tmp_path: Path) -> None:
         mitchell(5, missing=("EW", 9))
     with pytest.raises(EventError, match="missing pair 9 is not among pairs 1-8"):
         howell(4, missing=9)
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    # Before: accepted, every table's board set empty (an IndexError at the first table card).
+    (lambda: howell(3, boards_per_round=0), "boards per round must be at least 1, not 0"),
+    (lambda: howell(3, boards_per_round=-2), "boards per round must be at least 1, not -2"),
+    (lambda: howell(3, first_board=0), "first board must be at least 1, not 0"),
+    (lambda: mitchell(5, first_board=-3), "first board must be at least 1, not -3"),
+    # Before: accepted, EW pair numbers 0..4 or colliding with the NS pairs.
+    (lambda: mitchell(5, ew_offset=-1), "EW offset must be at least 0, not -1"),
+    (lambda: mitchell(5, ew_offset=2), "an EW offset of 2 makes EW pairs 3-5 collide with NS"),
+    (lambda: mitchell(6, ew_offset=5, method="skip"), "an EW offset of 5 makes EW pairs 6-6"),
+    (lambda: howell(3, boards_per_round=2.5), "boards per round must be a whole number"),
+    (lambda: Movement("x", 2, 1, 0, []), "boards per round must be at least 1, not 0"),
+    (lambda: asc.loads("4 2 1 1 0\n1-2 A 3-4 A\n", boards_per_round=0),
+     "boards per round must be at least 1, not 0"),
+])
+def test_impossible_movements_are_refused_in_one_line(make, message: str) -> None:
+    with pytest.raises(EventError) as exc:
+        make()
+    assert message in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_an_offset_of_the_table_count_or_more_is_sound() -> None:
+    for off in (0, 5, 100):
+        assert mitchell(5, ew_offset=off).problems() == []
+
+
+@pytest.mark.parametrize(("ns", "ew", "message"), [
+    (0, 3, "board 4: NS pair 0 is impossible (pairs are numbered from 1)"),
+    (2, -1, "board 4: EW pair -1 is impossible"),
+])
+def test_a_result_with_pair_0_or_negative_is_refused(ns: int, ew: int, message: str) -> None:
+    from dealer.events.model import Result
+    with pytest.raises(EventError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        Result(4, ns, ew, score=100)
+    with pytest.raises(EventError, match="impossible"):
+        Result.from_contract(4, ns, ew, "3NT", declarer="N", tricks=9)

@@ -93,6 +93,10 @@ class Result:
     def __post_init__(self) -> None:
         if self.board < 1:
             raise EventError(f"board number {self.board} must be 1 or more")
+        for side, num in (("NS", self.ns), ("EW", self.ew)):
+            if isinstance(num, bool) or not isinstance(num, int) or num < 1:
+                raise EventError(f"board {self.board}: {side} pair {num!r} is impossible "
+                                 "(pairs are numbered from 1)")
         artificial = self.ns_artificial is not None or self.ew_artificial is not None
         if artificial and (self.ns_artificial is None or self.ew_artificial is None):
             raise EventError(

@@ -71,6 +71,12 @@ class Movement:
     section: str = "A"
     notes: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        # Every constructor (the generators, .ASC files, a caller's own) comes through here:
+        # an empty board set would only fail later, as an IndexError at a table card.
+        _at_least(1, boards_per_round=self.boards_per_round, tables=self.tables,
+                  rounds=self.rounds)
+
     # -- lookups -------------------------------------------------------------
     def at(self, table: int, round: int) -> Sitting:
         for s in self.sittings:
@@ -179,6 +185,16 @@ class Movement:
         return self
 
 
+def _at_least(low: int, **values: object) -> None:
+    """Refuse a count below ``low`` (or not a whole number) with its name, in one line."""
+    for name, v in values.items():
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise EventError(f"{name.replace('_', ' ')} must be a whole number, not {v!r}")
+        if v < low:
+            raise EventError(f"{name.replace('_', ' ').replace('ew ', 'EW ')} must be at least "
+                             f"{low}, not {v}")
+
+
 def _label(key: tuple[str, int]) -> str:
     return f"{key[1]}{' ' + key[0] if key[0] else ''}"
 
@@ -215,10 +231,9 @@ def mitchell(
     for an odd number of pairs; its opponents sit out each round (pair 0).
     """
     n = tables
+    _at_least(1, boards_per_round=boards_per_round, first_board=first_board)
     if n < 2:
         raise EventError(f"a Mitchell needs at least 2 tables, not {n}")
-    if boards_per_round < 1:
-        raise EventError("boards per round must be at least 1")
     if method == "auto":
         method = "plain" if n % 2 else "relay"
     if method not in ("plain", "skip", "relay"):
@@ -235,12 +250,18 @@ def mitchell(
     if bad:
         raise EventError(f"arrow-switch round(s) {bad} are not among rounds 1-{r_count}")
     offset = (n if switch else 0) if ew_offset is None else ew_offset
+    if ew_offset is not None:
+        _at_least(0, ew_offset=ew_offset)
     if missing is not None and (missing[0] not in ("NS", "EW") or not (
             1 <= missing[1] - (offset if missing[0] == "EW" else 0) <= n)):
         raise EventError(f"missing pair {missing[0]} {missing[1]} is not in this Mitchell")
     if switch and offset < n:
         raise EventError(f"an arrow switch needs EW numbers offset by at least {n} "
                          f"(got {offset}) so NS and EW pair numbers differ")
+    if 0 < offset < n:
+        raise EventError(f"an EW offset of {offset} makes EW pairs {offset + 1}-{n} collide "
+                         f"with NS pairs of the same numbers: use 0 (NS and EW each numbered "
+                         f"1-{n}) or at least {n}")
     sittings = []
     for r in range(1, r_count + 1):
         for t in range(1, n + 1):
@@ -322,6 +343,7 @@ def howell(tables: int, *, boards_per_round: int = 2, section: str = "A",
     Room square exists; for 5 no cyclic one).
     """
     k = tables
+    _at_least(1, boards_per_round=boards_per_round, first_board=first_board)
     if k < 2:
         raise EventError(f"a Howell needs at least 2 tables, not {k}")
     n = 2 * k - 1
