@@ -73,6 +73,33 @@ def seal(set_id: int) -> Response:
     return redirect(url_for("dealsets.index"))
 
 
+@bp.route("/<int:set_id>/rename", methods=["POST"])
+@director_required
+def rename(set_id: int) -> Response:
+    try:
+        rs.rename_deal_set(store(), set_id, request.form.get("name", ""))
+    except rs.EntryError as exc:
+        flash(f"deal set {set_id}: {exc}", "error")
+    else:
+        flash(f"Deal set {set_id} renamed.", "ok")
+    return redirect(url_for("dealsets.index"))
+
+
+@bp.route("/<int:set_id>/delete", methods=["POST"])
+@director_required
+def remove(set_id: int) -> Response:
+    if request.form.get("confirm") != "yes":
+        flash(f"deal set {set_id}: tick the box to confirm the deletion.", "error")
+        return redirect(url_for("dealsets.index"))
+    try:
+        rs.delete_deal_set(store(), set_id)
+    except rs.EntryError as exc:  # played in an event: said here, nothing deleted
+        flash(str(exc), "error")
+    else:
+        flash(f"Deleted deal set {set_id}.", "ok")
+    return redirect(url_for("dealsets.index"))
+
+
 def _pdf(set_id: int, kind: str) -> Response:
     ds = store().load(set_id)
     with tempfile.TemporaryDirectory() as d:

@@ -45,6 +45,55 @@ def index() -> str:
     return render_template("events/index.html", events=rs.list_events(store()))
 
 
+def _options(f, movement: str, tables: int) -> dict[str, object]:
+    """The movement options typed on the form, in the core's terms (rs.check_options)."""
+    opts: dict[str, object] = {}
+    miss = f.get("missing_pair", "").strip().upper().replace("-", " ")
+    if miss:
+        parts = miss.split()
+        if movement == "howell" and len(parts) == 1 and parts[0].isdigit():
+            opts["missing"] = int(parts[0])
+        elif (movement == "mitchell" and len(parts) == 2 and parts[0] in ("NS", "EW")
+              and parts[1].isdigit()):
+            opts["missing"] = [parts[0], int(parts[1])]
+        else:
+            raise rs.EntryError(f"missing pair {miss!r}: write EW 7 or NS 3 (Mitchell) or a "
+                                "pair number (Howell)", "missing_pair")
+    elif f.get("half_table") == "on":
+        opts["missing"] = "last"
+    if movement != "mitchell":
+        return opts
+    method = f.get("method", "auto")
+    opts["method"] = method
+    ew = _int("ew_offset", None, 0, 999)
+    if ew is not None:
+        opts["ew_offset"] = ew
+    arrow = f.get("arrow_switch", "").replace(",", " ").split()
+    if arrow:
+        rounds = _int("rounds", None, 1, 40)
+        if rounds is None:
+            even = tables % 2 == 0
+            rounds = tables - 1 if (even and method == "skip") else tables
+        try:
+            opts["arrow_switch"] = [rounds if a.lower() == "last" else int(a) for a in arrow]
+        except ValueError:
+            raise rs.EntryError("arrow switch: round numbers or 'last'", "arrow_switch") from None
+    return opts
+
+
+def _event_fields() -> dict[str, object]:
+    f = request.form
+    movement = f.get("movement", "mitchell")
+    tables = _int("tables", 0, 0, 40) or 0
+    return dict(name=f.get("name", ""), date=f.get("date", "")[:32],
+                kind=f.get("kind", "pairs"), movement=movement, tables=tables,
+                rounds=_int("rounds", None, 1, 40),
+                boards_per_round=_int("boards_per_round", 2, 1, 8) or 2,
+                sections=f.get("sections", "A").replace(",", " ").split(),
+                scoring=f.get("scoring", "matchpoints"),
+                options=_options(f, movement, tables))
+
+
 @bp.route("/new", methods=["GET", "POST"])
 @director_required
 def new() -> Response | str | tuple[str, int]:
@@ -53,13 +102,9 @@ def new() -> Response | str | tuple[str, int]:
         f = request.form
         try:
             ds = _int("deal_set_id")
+            fields = _event_fields()
             ce = rs.create_club_event(
-                store(), f.get("name", ""), date=f.get("date", "")[:32],
-                kind=f.get("kind", "pairs"), movement=f.get("movement", "mitchell"),
-                tables=_int("tables", 0, 0, 40) or 0, rounds=_int("rounds", None, 1, 40),
-                boards_per_round=_int("boards_per_round", 2, 1, 8) or 2,
-                sections=f.get("sections", "A").replace(",", " ").split(),
-                scoring=f.get("scoring", "matchpoints"),
+                store(), str(fields.pop("name")), **fields,  # type: ignore[arg-type]
                 deal_set_id=ds if ds and any(s.id == ds for s in sets) else None)
         except rs.EntryError as exc:
             flash(f"{exc.field or 'form'}: {exc}", "error")
@@ -67,6 +112,67 @@ def new() -> Response | str | tuple[str, int]:
         flash("Event created.", "ok")
         return redirect(url_for("events.show", ce_id=ce))
     return render_template("events/new.html", sets=sets, form={})
+
+
+def _form_of(ce_id: int) -> dict[str, str]:
+    """The event's settings as the form shows them."""
+    ce = rs.get_event(store(), ce_id)
+    name, date = rs.event_name(store(), ce_id)
+    o = ce.movement_options or {}
+    miss = o.get("missing")
+    return {"name": name, "date": date, "kind": ce.kind, "movement": ce.movement,
+            "tables": str(ce.tables), "rounds": "" if ce.rounds is None else str(ce.rounds),
+            "boards_per_round": str(ce.boards_per_round), "sections": " ".join(ce.sections),
+            "scoring": ce.scoring, "method": str(o.get("method", "auto")),
+            "arrow_switch": " ".join(map(str, o.get("arrow_switch", []))),  # type: ignore[call-overload]
+            "ew_offset": "" if o.get("ew_offset") is None else str(o["ew_offset"]),
+            "missing_pair": "" if miss is None else (
+                " ".join(map(str, miss)) if isinstance(miss, list) else str(miss))}
+
+
+@bp.route("/<int:ce_id>/edit", methods=["GET", "POST"])
+@director_required
+def edit(ce_id: int) -> Response | str | tuple[str, int]:
+    ce = rs.get_event(store(), ce_id)
+    locked = rs.result_count(store(), ce_id)
+    if request.method == "POST":
+        f = request.form
+        try:
+            if locked:  # only the name and date: the rest is taken as it is
+                fields: dict[str, object] = {**_form_of(ce_id), "name": f.get("name", ""),
+                                             "date": f.get("date", "")[:32]}
+                keep = dict(kind=ce.kind, movement=ce.movement, tables=ce.tables,
+                            rounds=ce.rounds, boards_per_round=ce.boards_per_round,
+                            sections=ce.sections, scoring=ce.scoring,
+                            options=ce.movement_options)
+                rs.edit_club_event(store(), ce_id, str(fields["name"]),
+                                   date=str(fields["date"]), **keep)  # type: ignore[arg-type]
+            else:
+                fields = _event_fields()
+                rs.edit_club_event(store(), ce_id, str(fields.pop("name")),
+                                   **fields)  # type: ignore[arg-type]
+        except rs.EntryError as exc:
+            flash(f"{exc.field or 'form'}: {exc}", "error")
+            return render_template("events/edit.html", ce=ce, form=f, locked=locked,
+                                   results=locked), 400
+        contexts.forget_contexts()
+        flash("Event saved.", "ok")
+        return redirect(url_for("events.show", ce_id=ce_id))
+    return render_template("events/edit.html", ce=ce, form=_form_of(ce_id), locked=locked,
+                           results=locked)
+
+
+@bp.route("/<int:ce_id>/delete", methods=["POST"])
+@director_required
+def remove(ce_id: int) -> Response:
+    name, _date = rs.event_name(store(), ce_id)
+    if request.form.get("confirm") != "yes":
+        flash("Tick the box to confirm the deletion.", "error")
+        return redirect(url_for("events.edit", ce_id=ce_id))
+    gone = rs.delete_club_event(store(), ce_id)
+    contexts.forget_contexts()
+    flash(f"Deleted the event {name!r} and its {gone} results.", "ok")
+    return redirect(url_for("events.index"))
 
 
 @bp.route("/<int:ce_id>")
@@ -97,7 +203,11 @@ def settings(ce_id: int) -> Response:
     if "deal_set_id" in request.form:
         ds = _int("deal_set_id")
         values["deal_set_id"] = ds if ds and any(s.id == ds for s in store().list()) else None
-    contexts.update_event(store(), ce_id, **values)
+    try:
+        contexts.update_event(store(), ce_id, **values)
+    except rs.EntryError as exc:  # said on the event's page, beside the form
+        flash(f"{exc.field or 'form'}: {exc}", "error")
+        return redirect(url_for("events.show", ce_id=ce_id))
     flash("Saved.", "ok")
     return redirect(url_for("events.show", ce_id=ce_id))
 

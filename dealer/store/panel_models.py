@@ -70,6 +70,9 @@ class ClubEvent(Base):
     rounds: Mapped[int | None] = mapped_column(Integer, nullable=True)
     boards_per_round: Mapped[int] = mapped_column(Integer, default=2)
     sections: Mapped[list[str]] = mapped_column(JSON, default=list)
+    # The generator's options beyond tables/rounds/boards: {"method": "relay",
+    # "arrow_switch": [7], "ew_offset": 7, "missing": ["EW", 14]} (Howell: {"missing": 8}).
+    movement_options: Mapped[dict[str, object] | None] = mapped_column(JSON, nullable=True)
     scoring: Mapped[str] = mapped_column(String(20), default="matchpoints")  # | butler | cross
     deal_set_id: Mapped[int | None] = mapped_column(
         ForeignKey("deal_sets.id", ondelete="SET NULL"), nullable=True)

@@ -27,15 +27,24 @@ is split by concern; this module gathers the public names, so callers write
 """
 
 from dealer.store.results.club_events import (
+    METHODS,
+    check_fits,
+    check_options,
     create_club_event,
     dealset_of,
+    delete_club_event,
+    delete_deal_set,
+    edit_club_event,
     event_name,
+    events_using,
     find_table,
     get_event,
     list_events,
     max_board,
     movement,
     movement_of,
+    rename_deal_set,
+    result_count,
     set_sealed,
     tokens,
     update_event,
@@ -67,6 +76,8 @@ from dealer.store.results.reading import (
 )
 
 __all__ = [
+    "METHODS", "check_fits", "check_options", "delete_club_event", "delete_deal_set",
+    "edit_club_event", "events_using", "rename_deal_set", "result_count",
     "EDITABLE", "LEADS", "Entry", "EntryError", "Outcome", "ResultLine", "as_results",
     "changes", "correct", "correct_at_table", "correction_window_open", "create_club_event",
     "dealset_of", "describe", "director_entry", "event_name", "find_table", "get_event",
