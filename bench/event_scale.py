@@ -110,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         from dealer.events.model import Result
 
         t0 = time.perf_counter()
-        results = [Result(int(b), int(a), int(e), int(s))
+        # Pair numbers start at 1 in a Result (the arrays index pairs from 0).
+        results = [Result(int(b), int(a) + 1, int(e) + 1, int(s))
                    for b, a, e, s in zip(board.tolist(), ns_pair.tolist(), ew_pair.tolist(),
                                          score.tolist(), strict=True)]
         ev = score_matchpoints(results)

@@ -89,8 +89,8 @@ def test_not_played_counts_nothing_for_the_pair() -> None:
 
 def test_fouled_board_scored_by_group() -> None:
     # EBU example: 10 expected, split 7 + 3; the group tops become 17.6 and 15.7 (rounded 0.1).
-    lines = [Result(1, i, 20 + i, 10 * i) for i in range(7)]
-    lines += [Result(1, 7 + i, 27 + i, 10 * i, group=1) for i in range(3)]
+    lines = [Result(1, i + 1, 21 + i, 10 * i) for i in range(7)]  # pairs from 1
+    lines += [Result(1, 8 + i, 28 + i, 10 * i, group=1) for i in range(3)]
     event = score_matchpoints(lines)
     tops = [max(ln.ns_mp for ln in event.lines if ln.result.group == g) for g in (0, 1)]
     assert [round(t, 1) for t in tops] == [17.6, 15.7]

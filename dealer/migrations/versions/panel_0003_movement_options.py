@@ -1,7 +1,7 @@
 """panel: a club event's movement options (sit-out, Mitchell method, arrow switch, EW offset).
 
-Revision ID: panel_0002
-Revises: dd_0001
+Revision ID: panel_0003
+Revises: panel_0002
 Create Date: 2026-11-23
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "panel_0002"
-down_revision: str | None = "dd_0001"
+revision: str = "panel_0003"
+down_revision: str | None = "panel_0002"
 branch_labels = None
 depends_on = None
 
