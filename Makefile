@@ -19,6 +19,7 @@ firmware: system
 
 lint: bootstrap
 	$(VENV)/bin/ruff check dealer vision firmware_bridge webpanel tests bench
+	$(VENV)/bin/mypy dealer --ignore-missing-imports
 
 bootstrap: system $(STAMP)
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -64,7 +64,7 @@ class _Parser:
         self.i = 0
         self.bounds: dict[tuple, list[int]] = {}
 
-    def fail(self, message: str, pos: int | None = None) -> None:
+    def fail(self, message: str, pos: int | None = None) -> NoReturn:
         if pos is None:
             pos = self.tokens[self.i][2] if self.i < len(self.tokens) else len(self.text)
         raise ConstraintError(f"constraint {self.text.strip()!r}, column {pos + 1 + self.offset}: {message}")
@@ -298,6 +298,7 @@ def _seat_clause(seat_name: str, body: str, full: str) -> tuple[str, dict[tuple,
             if minus:
                 lo, hi = 0, int(lo_s)
             what = what.lower()
+            key: tuple[str, int] | tuple[str, int, int] | None
             if what in ("hcp", "points", "hcps"):
                 feature, key = f"hcp({seat})", ("hcp", _SEATS[seat])
             elif what in _SUITS:

@@ -163,22 +163,22 @@ class Constraints:
             if sum(len_hi[s]) < 13:
                 raise ConstraintError(
                     f"impossible: {names[s]}'s maximum suit lengths add up to only {sum(len_hi[s])} cards")
-            for suit in range(4):
-                if len_lo[s][suit] > len_hi[s][suit]:
+            for si in range(4):  # a suit's index (``suit`` above is a Suit)
+                if len_lo[s][si] > len_hi[s][si]:
                     raise ConstraintError(
-                        f"impossible: {names[s]} needs {len_lo[s][suit]} to {len_hi[s][suit]} "
-                        f"{Suit(suit).name.lower()}")
+                        f"impossible: {names[s]} needs {len_lo[s][si]} to {len_hi[s][si]} "
+                        f"{Suit(si).name.lower()}")
         if sum(hcp_lo) > 40:
             raise ConstraintError(
                 f"impossible: the seats need at least {sum(hcp_lo)} HCP together; the deck has 40")
         if sum(hcp_hi) < 40:
             raise ConstraintError(
                 f"impossible: the seats may hold at most {sum(hcp_hi)} HCP together; the deck has 40")
-        for suit in range(4):
-            total = sum(len_lo[s][suit] for s in range(4))
+        for si in range(4):
+            total = sum(len_lo[s][si] for s in range(4))
             if total > 13:
                 raise ConstraintError(
-                    f"impossible: the seats need at least {total} {Suit(suit).name.lower()} "
+                    f"impossible: the seats need at least {total} {Suit(si).name.lower()} "
                     "together; a suit has 13")
         self.fixed_owners()
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -111,7 +111,7 @@ class _Parser:
         self.script = Script(source=source)
 
     # plumbing ------------------------------------------------------------------
-    def fail(self, message: str, pos: int | None = None) -> None:
+    def fail(self, message: str, pos: int | None = None) -> NoReturn:
         if pos is None:
             pos = self.tokens[self.i][2] if self.i < len(self.tokens) else len(self.text)
         line = self.text.count("\n", 0, pos) + 1
@@ -178,7 +178,7 @@ class _Parser:
                     values.append(self.number())
                 if not values or len(values) > 13:
                     self.fail("pointcount takes 1 to 13 numbers (ace first)", pos)
-                self.points = tuple(values) + (0,) * (13 - len(values))
+                self.points = tuple(values) + (0,) * (13 - len(values))  # type: ignore[assignment]
             elif word == "altcount":
                 self.fail("'altcount' is not supported (use pointcount)", pos)
             elif word == "action":

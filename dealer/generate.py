@@ -318,7 +318,7 @@ def shape_counts(owners: np.ndarray, seat: int = 0) -> dict[tuple[int, ...], int
     patterns = -np.sort(-lengths, axis=0)
     codes = ((patterns[0] * 14 + patterns[1]) * 14 + patterns[2]) * 14 + patterns[3]
     values, counts = np.unique(codes, return_counts=True)
-    out = {}
+    out: dict[tuple[int, ...], int] = {}
     for v, n in zip(values.tolist(), counts.tolist(), strict=True):
         out[(v // 2744, v // 196 % 14, v // 14 % 14, v % 14)] = n
     return out

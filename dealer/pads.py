@@ -194,7 +194,7 @@ def _bugger(setup: dict[str, Any], entries: list[dict[str, Any]]) -> PadView:
     for r, row in zip(g.rounds, g.running_totals(), strict=True):
         v.rows.append({"label": str(r.spec), **{p: row[p] for p in g.players},
                        "bids": dict(r.bids), "tricks": dict(r.tricks or {})})
-    v.totals = g.totals()
+    v.totals = dict[str, int | float](g.totals())
     v.over = g.is_over
     if not g.is_over:
         cur = g.current

@@ -26,6 +26,7 @@ from dealer.contract import Contract
 from dealer.errors import BoardwrightError
 from dealer.play import Play
 from dealer.rig_report import RigError
+from dealer.seats import Seat
 from dealer.session import DealingSession
 from dealer.session_plan import Plan
 from dealer.session_scan import ScanSession
@@ -88,9 +89,10 @@ def open_job(db_url: str, spec: str, *, options: dict[str, Any], new: bool = Fal
         scan = ScanSession(mode, runs.journal(run_id), ds, contracts=contracts_of(ds),
                            numbers=numbers)
         return scan, runs, run_id, False
-    run_id = None if new else runs.open_run(set_id)
-    resumed = run_id is not None
-    if run_id is not None:
+    found = None if new else runs.open_run(set_id)
+    resumed = found is not None
+    if found is not None:
+        run_id = found
         options = {**runs.run_options(run_id)}
     else:
         run_id = runs.create_run(set_id, "deal", options)
@@ -130,7 +132,7 @@ def default_hands(session: ScanSession, seed: int) -> Callable[[int], list[list[
             raise RigError(f"board {number} has no deal to hand back")
         contract = session.contracts.get(number)
         if session.mode != "play" or contract is None:
-            return [list(deal.hand(seat).cards) for seat in range(4)]
+            return [list(deal.hand(Seat(seat)).cards) for seat in range(4)]
         p = Play(contract, deal)
         while not p.is_complete:
             p.play(rng.choice(p.legal_cards()))

@@ -378,8 +378,7 @@ class DealingSession(JournalWriting):
             return Decision(False, None)
         cur = self.current
         if cur is not None and key in cur.decided:  # announced again after a reconnect
-            pocket = cur.decided[key]
-            return Decision(True, pocket, None if seen.card is None else seen.card)
+            return Decision(True, cur.decided[key], None if seen.card is None else seen.card)
         where = cur.label if cur is not None else "no board"
         notices: list[Notice] = []
         pocket: int | None = None

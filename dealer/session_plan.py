@@ -88,7 +88,7 @@ class Plan:
             assert deal is not None
             for c in range(1, copies + 1):
                 slots.append(Slot(len(slots), n, c, deal))
-        opts = {"copies": copies, "first": lo, "last": hi, "descending": descending,
+        opts: dict[str, object] = {"copies": copies, "first": lo, "last": hi, "descending": descending,
                 "auto_number": auto_number}
         return cls(tuple(slots), copies, descending, auto_number, opts)
 

@@ -220,6 +220,8 @@ def score_imp_pairs(
     boards: dict[PairKey, int] = defaultdict(int)
     for i, r in enumerate(lines):
         ns_key, ew_key = pair_keys(r, numbering)
+        ns_v: float | None
+        ew_v: float | None
         if r.kind == "artificial":
             ns_v = _artificial_imps(r.ns_artificial, artificial_imps)  # type: ignore[arg-type]
             ew_v = _artificial_imps(r.ew_artificial, artificial_imps)  # type: ignore[arg-type]
@@ -232,9 +234,9 @@ def score_imp_pairs(
             totals[ew_key] += 0.0
             continue
         out.append(ImpLine(r, ns_v, ew_v))
-        for key, v in ((ns_key, ns_v), (ew_key, ew_v)):
-            totals[key] += v  # type: ignore[operator]
-            boards[key] += 1
+        for pair, imp in ((ns_key, ns_v), (ew_key, ew_v)):
+            totals[pair] += imp  # type: ignore[operator]
+            boards[pair] += 1
     return ImpPairsEvent(out, dict(totals), dict(boards))
 
 

@@ -13,8 +13,9 @@ place skips as many as were tied.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from dealer.events.matchpoints import MatchpointEvent, ScoredLine, pair_keys
 from dealer.events.model import EventError, PairKey
@@ -27,12 +28,12 @@ class Placing:
 
     place: str
     position: int
-    key: Hashable
+    key: Any  # what was ranked: a pair, a team (any hashable key)
     score: float
     tied: bool
 
 
-def rank(scores: Mapping[Hashable, float], *, decimals: int = 2, higher_is_better: bool = True,
+def rank(scores: Mapping[Any, float], *, decimals: int = 2, higher_is_better: bool = True,
          tie_style: str = "equals") -> list[Placing]:
     """Order ``scores`` and give each its place, ties sharing."""
     if tie_style not in ("equals", "range"):

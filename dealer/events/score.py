@@ -202,9 +202,9 @@ def _score_teams(schedules: Mapping[str, Schedule], rows: Sequence[R], lines: Se
 
         for i in sorted(pick, key=order):
             ln, row = lines[i], rows[i]
-            v = imps.get((ln.board, ln.ns))
+            v = imps.get((ln.board, ln.ns)) if ln.board is not None and ln.ns is not None else None
             out.travellers[ln.board].append((row, v, None if v is None else -v))
-            key: Hashable = where.get((ln.round, ln.ns))
+            key: Hashable = where.get((ln.round, ln.ns)) if ln.round is not None else None
             if key is not None:
                 m = matches[key[:2]]  # type: ignore[index]
                 out.labels[id(row)] = (f"{prefix}team {m.home} v team {m.away} "

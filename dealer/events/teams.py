@@ -172,7 +172,7 @@ def round_robin(teams: int, *, boards_per_round: int = 2, rounds: int | None = N
             a, b = (r + j) % full + 1, (r - j) % full + 1
             pairs.append((a, b) if j % 2 else (b, a))
         bye = None
-        matches = []
+        matches: list[Match] = []
         boards = tuple(range(r * boards_per_round + 1, (r + 1) * boards_per_round + 1))
         for home, away in pairs:
             if n != teams and n in (home, away):

@@ -80,11 +80,16 @@ def _int(cells: dict[str, str], name: str, path: str | None, line: int) -> int |
                           field=name) from None
 
 
+def _required(cells: dict[str, str], name: str, path: str | None, line: int) -> int:
+    """A number the row must have: an empty cell is an error here, not ``None`` later."""
+    value = _int(cells, name, path, line)
+    if value is None:
+        raise FormatError("is empty", path=path, line=line, field=name)
+    return value
+
+
 def _row(cells: dict[str, str], path: str | None, line: int) -> Result:
-    board, ns, ew = (_int(cells, k, path, line) for k in ("board", "ns", "ew"))
-    for name, value in (("board", board), ("ns", ns), ("ew", ew)):
-        if value is None:
-            raise FormatError("is empty", path=path, line=line, field=name)
+    board, ns, ew = (_required(cells, k, path, line) for k in ("board", "ns", "ew"))
     more: dict[str, object] = {
         "section": cells.get("section") or "A",
         "table": _int(cells, "table", path, line),

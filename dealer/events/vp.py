@@ -84,7 +84,8 @@ def wbf_vp(margin: int, boards: int) -> tuple[float, float]:
 
 
 class VpScale(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def convert(self, margin: int, boards: int) -> tuple[float, float]: ...
 

@@ -23,7 +23,7 @@ import warnings
 from collections.abc import Callable, Sequence
 
 from dealer.board import Board, DealSet
-from dealer.cards import Card
+from dealer.cards import Card, Suit
 from dealer.deal import Deal
 from dealer.errors import FormatError, FormatNote, FormatWarning
 from dealer.hand import ALL_CARDS_MASK
@@ -105,7 +105,7 @@ def _deal_from_masks(masks: Sequence[int], board: int | None, field: str) -> Dea
 
 def encode_bri(deal: Deal) -> bytes:
     """The 78-byte BRI part: North, East, South, each card as 01-52, ascending."""
-    out = []
+    out: list[str] = []
     for seat in (Seat.NORTH, Seat.EAST, Seat.SOUTH):
         out.extend(f"{n:02d}" for n in sorted(bri_number(c) for c in deal[seat]))
     return "".join(out).encode("ascii")
@@ -178,7 +178,8 @@ def encode_dge(deal: Deal) -> bytes:
     """The 68-byte DGE part: each hand as ``\\x06`` spades ``\\x03`` hearts ``\\x04`` diamonds ``\\x05`` clubs."""
     out = bytearray()
     for hand in deal:
-        for suit_byte, suit in zip(DGE_SUITS, (3, 2, 1, 0), strict=True):
+        for suit_byte, suit in zip(DGE_SUITS, (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS),
+                                   strict=True):
             out.append(suit_byte)
             out += str(hand.suit(suit)).encode("ascii")
     return bytes(out)

@@ -186,7 +186,7 @@ def loads(data: bytes, *, source: str = "<data>", strict: bool = False) -> DealS
         if key not in header:
             raise rd.error(f"the header has no {key!r} line", field=key)
 
-    def number(key: str, default: int = 0) -> int:
+    def header_int(key: str, default: int = 0) -> int:
         if key not in header:
             if key != "Headline":
                 rd.deviation(f"the header has no {key!r} line", field=key)
@@ -198,19 +198,19 @@ def loads(data: bytes, *, source: str = "<data>", strict: bool = False) -> DealS
         rd.deviation(f"Status {status!r} is neither Show nor Sealed; read as Show",
                      line=status_line, field="Status")
     show = status != "Sealed"
-    low, high = number("From board"), number("To board")
+    low, high = header_int("From board"), header_int("To board")
     if not 1 <= low <= high <= MAX_BOARD:
         raise rd.error(f"the board range {low}-{high} is not within 1-{MAX_BOARD}",
                        line=header["To board"][1], field="To board")
-    copies = number("Duplicates")
-    crypto = number("Crypto key")
+    copies = header_int("Duplicates")
+    crypto = header_int("Crypto key")
     if crypto:
         raise rd.error(f"Crypto key={crypto}: encrypted DLM files are not supported "
                        "(the encryption is undocumented; Big Deal writes Crypto key=0)",
                        line=header["Crypto key"][1], field="Crypto key")
     if "Checksum" in header:
         expected = copies ^ low ^ high ^ (1 if show else 0)
-        given = number("Checksum")
+        given = header_int("Checksum")
         if given != expected:
             rd.deviation(f"header checksum {given} is wrong (Duplicates, From board, To board "
                          f"and Status give {expected})", line=header["Checksum"][1],

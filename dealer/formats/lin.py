@@ -116,12 +116,12 @@ def loads(data: bytes, *, source: str = "<data>", strict: bool = False) -> DealS
     rest = text[pos:]
     if rest.strip():
         m2 = re.match(r"\s*([A-Za-z]{2})\|", rest)
-        board = _number_hint(current)
+        hint = _number_hint(current)
         if m2:
             raise r.error(f"the value of {m2.group(1)!r} has no closing '|' "
-                          "(the file may be truncated)", pos, board=board, field=m2.group(1))
+                          "(the file may be truncated)", pos, board=hint, field=m2.group(1))
         raise r.error(f"text that is not a key|value| pair: {rest.strip()[:30]!r} "
-                      "(the file may be truncated)", pos, board=board)
+                      "(the file may be truncated)", pos, board=hint)
     if current:
         records.append(current)
     ds = DealSet()
@@ -148,7 +148,7 @@ def _number_hint(rec: list[tuple[str, str, int]]) -> str | None:
 
 def _board(r: Reader, rec: list[tuple[str, str, int]], boards: list[Board],
            names: list[str] | None) -> tuple[Board | None, list[str] | None]:
-    first = {}
+    first: dict[str, tuple[str, int]] = {}
     for key, value, p in rec:
         first.setdefault(key, (value, p))
     if "md" not in first:

@@ -27,7 +27,7 @@ program for longer than :data:`LOCK_WAIT` seconds) raises
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
@@ -38,6 +38,7 @@ from sqlalchemy import (
     Integer,
     SmallInteger,
     String,
+    Table,
     event,
     insert,
     select,
@@ -93,7 +94,7 @@ class JournalRow(Base):
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
-_T = JournalRow.__table__
+_T = cast(Table, JournalRow.__table__)  # a Table (mypy sees a FromClause)
 
 
 def _why(exc: SQLAlchemyError) -> str:
@@ -134,7 +135,7 @@ class JournalStore:
     def create_run(self, deal_set_id: int, mode: str, options: dict[str, Any]) -> int:
         try:
             with self.engine.begin() as conn:
-                res = conn.execute(insert(DealingRun.__table__).values(
+                res = conn.execute(insert(cast(Table, DealingRun.__table__)).values(
                     deal_set_id=deal_set_id, mode=mode, options=options, state="open",
                     created_at=_now()))
                 return int(res.inserted_primary_key[0])  # type: ignore[index]
@@ -162,7 +163,7 @@ class JournalStore:
     def set_state(self, run_id: int, state: str) -> None:
         try:
             with self.engine.begin() as conn:
-                conn.execute(update(DealingRun.__table__).where(DealingRun.id == run_id)
+                conn.execute(update(cast(Table, DealingRun.__table__)).where(DealingRun.id == run_id)
                              .values(state=state))
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot update dealing run {run_id}: {_why(exc)}") from None

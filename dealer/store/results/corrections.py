@@ -21,6 +21,7 @@ once cannot both win: the write is guarded by the version that was read.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import Connection, bindparam, insert, update
 from sqlalchemy.exc import IntegrityError
@@ -72,7 +73,7 @@ def correction_window_open(ce: ClubEvent, at: datetime | None = None) -> bool:
 
 def correct(store: Store, result_id: int, *, who: str, reason: str = "",
             submission_id: str | None = None, expected_version: int | None = None,
-            **values: object) -> Outcome:
+            **values: Any) -> Outcome:
     """Change fields of a result, rescoring it, with one audit row per changed field.
 
     ``expected_version`` guards against two people correcting at once: a

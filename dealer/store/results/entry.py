@@ -175,7 +175,7 @@ def submit(store: Store, club_event_id: int, section: str, table: int, round_no:
             rid = postgres.record_entry(store, values, submission_id)
         else:
             with transaction(store) as conn:
-                rid = conn.execute(insert(RESULTS), values).inserted_primary_key[0]
+                rid = conn.execute(insert(RESULTS), values).inserted_primary_key[0]  # type: ignore[index]
                 conn.execute(insert(SUBMISSIONS),
                              {"id": submission_id, "result_id": rid, "kind": "entry"})
     except IntegrityError:

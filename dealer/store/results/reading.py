@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from types import SimpleNamespace
+from typing import Any
 
 from sqlalchemy import bindparam, select
 
@@ -88,7 +89,8 @@ def as_results(rows: Iterable[ResultRow]) -> list[Result]:
     """Traveller lines for :mod:`dealer.events` scoring."""
     out = []
     for r in rows:
-        common = dict(section=r.section, table=r.table_no, round=r.round_no, group=r.fouled_group)
+        common: dict[str, Any] = dict(section=r.section, table=r.table_no, round=r.round_no,
+                                      group=r.fouled_group)
         if r.ns_artificial and r.ew_artificial:
             out.append(Result(r.board, r.ns, r.ew, ns_artificial=_adj(r.ns_artificial),
                               ew_artificial=_adj(r.ew_artificial), **common))
