@@ -179,8 +179,9 @@ class IndexReader:
             return Reject(Reason.NOT_THIS_DECK, f"best match rank {rank.char} {r_best:.2f}, "
                           f"suit {suit.symbol} {s_best:.2f}: below the design's minimum")
         if (1 - r_next) < t.ratio * (1 - r_best):
-            other = Rank(int(ri[1]) + 2)
-            return Reject(Reason.AMBIGUOUS, f"rank {rank.char} {r_best:.2f} vs {other.char} {r_next:.2f}")
+            runner_up = Rank(int(ri[1]) + 2)  # a Rank; ``other`` below is a Suit
+            return Reject(Reason.AMBIGUOUS,
+                          f"rank {rank.char} {r_best:.2f} vs {runner_up.char} {r_next:.2f}")
         # Ink colour: an independent check of the suit (catches ♠/♣ read as ♦).
         z = (g.redness - d.red_split) / d.red_gap
         if abs(z) < t.colour_margin:
@@ -230,7 +231,7 @@ def check_cards(design: LearnedDesign, frames: Iterable[tuple[str, np.ndarray]],
         last = "no frame"
         for frame_name, frame in itertools.islice(it, patience):
             out = reader.read(frame)
-            if out.accepted:
+            if isinstance(out, Read):
                 if out.card != want:
                     raise LearnError(f"check card {k}: asked for {want.symbol}, frame {frame_name} "
                                      f"reads {out.card.symbol if out.card else out.label} with the new "
