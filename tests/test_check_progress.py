@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CLUB36 = ROOT / ".." / "shared" / "corpus" / "bigdeal" / "club36.pbn"
+# ../shared beside the checkout, or where BOARDWRIGHT_SHARED says (a clone made elsewhere).
+CLUB36 = Path(os.environ.get("BOARDWRIGHT_SHARED", ROOT.parent / "shared")) / "corpus" / "bigdeal" / "club36.pbn"
 
 
 def _on_pty(cmd: list[str]) -> bytes:

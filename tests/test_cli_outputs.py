@@ -6,13 +6,14 @@ before anything is done, so ``deals new`` and ``deals teach`` use up no secret.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-CLUB36 = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus" / "bigdeal" / "club36.pbn"
+CLUB36 = Path(os.environ.get("BOARDWRIGHT_SHARED", Path(__file__).resolve().parents[2] / "shared")) / "corpus" / "bigdeal" / "club36.pbn"
 
 
 def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:

@@ -3,6 +3,7 @@ PBN to LIN results, and ``%`` lines inside a game."""
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import Path
 
@@ -11,7 +12,8 @@ import pytest
 from dealer import formats
 from dealer.cli import main
 
-BIGDEAL = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus" / "bigdeal"
+# ../shared beside the checkout, or where BOARDWRIGHT_SHARED says (a clone made elsewhere).
+BIGDEAL = Path(os.environ.get("BOARDWRIGHT_SHARED", Path(__file__).resolve().parents[2] / "shared")) / "corpus" / "bigdeal"
 DEAL = "N:AKQJ.T98.765.432 T987.765.432.AKQ 654.432.AKQJ.JT9 32.AKQJ.T98.8765"
 
 

@@ -11,6 +11,7 @@ screen part must show the deal its dealing part holds.
 
 from __future__ import annotations
 
+import os
 import signal
 import warnings
 from pathlib import Path
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 from dealer import formats
 from dealer.errors import BoardwrightError, FormatNote, FormatWarning
 
-CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus"
+CORPUS = Path(os.environ.get("BOARDWRIGHT_SHARED", Path(__file__).resolve().parents[2] / "shared")) / "corpus"
 SEEDS = {
     "pbn": CORPUS / "bigdeal" / "club36.pbn",
     "lin": CORPUS / "bigdeal" / "club36.lin",
