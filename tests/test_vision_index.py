@@ -72,7 +72,7 @@ def test_dutch_jack_is_read_as_jack_once_learned_and_never_as_eight(
     [
         ({"face_up": False}, Reason.FACE_DOWN),
         ({"distortions": "heavy-blur!"}, Reason.BLURRED),
-        ({"distortions": "tiny!"}, Reason.NO_CARD),
+        ({"distortions": "tiny!"}, Reason.TOO_SMALL),
         ({"distortions": "double-feed!"}, Reason.TWO_CARDS),
         ({"joker": True}, Reason.JOKER),
     ],

@@ -36,6 +36,8 @@ class Reason(StrEnum):
     JOKER = "joker"
     DISAGREE = "reads disagree"
     UNREADABLE = "no readable barcode"
+    BACKGROUND_LIGHT = "background too light"
+    TOO_SMALL = "card too small"
 
     @property
     def label(self) -> str:

@@ -25,6 +25,9 @@ ROI_W, ROI_H = 96, 140  # the top-left corner of a 300×420 face that holds the 
 RANK_SIZE = (24, 32)  # (w, h) the rank is resized to before matching
 SUIT_SIZE = (32, 32)
 MIN_BLOB = 12  # px: specks of dirt or noise below this are ignored
+_HLINE = np.ones((1, 76), np.uint8)  # a frame line runs the corner's width; no glyph or pip is this wide
+_VLINE = np.ones((100, 1), np.uint8)  # ... or its height; a big pip beside the index can be 66 px tall
+_DOT = np.ones((3, 3), np.uint8)
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,11 @@ def corner_glyphs(face: np.ndarray, *, turned: bool = False) -> Glyphs | Reject:
     if contrast < 40:
         return Reject(Reason.NOT_THIS_DECK, f"no index in the corner (contrast {contrast:.0f})")
     _, mask = cv2.threshold(ink, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    # A printed frame line runs past the index; under blur it merges with the
+    # rank and the two would be dropped together as touching the border
+    # (issue 15). Long straight runs are taken out first: no glyph has one.
+    lines = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _HLINE) | cv2.morphologyEx(mask, cv2.MORPH_OPEN, _VLINE)
+    mask = cv2.subtract(mask, cv2.dilate(lines, _DOT))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     x, y, w, h, a = (stats[:, i] for i in range(5))
     touches = (x == 0) | (y == 0) | (x + w >= ROI_W) | (y + h >= ROI_H)
@@ -68,6 +76,8 @@ def corner_glyphs(face: np.ndarray, *, turned: bool = False) -> Glyphs | Reject:
     keep[0] = False
     if not keep.any():
         return Reject(Reason.NOT_THIS_DECK, "no index in the corner")
+    keep &= a >= 0.1 * a[keep].max()  # crumbs of a removed frame line or card edge
+    keep = _index_column(keep, x, y, w, h)
     clean = keep[labels]
     # Split rank from suit at the lowest empty band between inked rows. A row
     # with one or two stray pixels (JPEG ringing, a speck) still counts as empty.
@@ -103,6 +113,28 @@ def corner_glyphs(face: np.ndarray, *, turned: bool = False) -> Glyphs | Reject:
         red,
         sharp,
     )
+
+
+def _index_column(keep: np.ndarray, x: np.ndarray, y: np.ndarray, w: np.ndarray,
+                  h: np.ndarray) -> np.ndarray:
+    """Only the shapes of the index column: real decks print pips right beside the index.
+
+    The rank is the top shape (with its neighbours on the same line: "10");
+    below it only shapes centred within that column count (the suit), not a
+    pip of the face standing next to them.
+    """
+    idx = np.nonzero(keep)[0]
+    top = idx[np.argmin(y[idx])]
+    line = idx[y[idx] < y[top] + 0.5 * h[top]]
+    x0 = int(x[line].min())
+    x1 = int((x[line] + w[line]).max())
+    margin = 0.25 * (x1 - x0)
+    centre = x[idx] + w[idx] / 2
+    col = idx[(centre >= x0 - margin) & (centre <= x1 + margin)]
+    out = np.zeros_like(keep)
+    out[col] = True
+    out[line] = True
+    return out
 
 
 def _sharpness(ink: np.ndarray, clean: np.ndarray, contrast: float) -> float:

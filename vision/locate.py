@@ -1,15 +1,31 @@
 """Find the card in a frame and warp it upright to a 300×420 face.
 
-The gate floor is dark and the card is light, so an Otsu threshold and the
-largest outer contour find it. The outline must be a convex quadrilateral of
-plausible area; otherwise there is no card (or two overlapping cards) and the
-caller rejects. The warp puts a short edge at the top; since both ends of a
-card carry the same index, which short edge comes first does not matter.
+Two ways to find the card's outline, tried in turn:
+
+1. **Dark floor** (the gate as built): an Otsu threshold on a half-size grey
+   frame and the largest outer contour.
+2. **Any floor**: the floor is learned from the frame's own border, where a
+   card at the gate never lies. A plane is fitted to the border's colour
+   (per channel, so light falling off across the frame is part of the floor
+   model), and everything whose colour stands clearly apart from that plane
+   (by 4× the border's own variation, at least) is the card. A light floor,
+   a wood table or warm light are all just other floors.
+
+The outline must be one card: its convex hull reduced to the best four
+corners (``approxPolyN``), sides in a card's ratio, and the shape filling its
+hull. Overlapping cards (an L or a long shape) are ``two cards``; a thumb or
+a small object on the card's edge is not, as the four corners still fit. When
+the card cannot be told from the floor the reason says so (``background too
+light``), and a card too small in the frame to read its index is ``card too
+small``. The warp puts a short edge at the top; since both ends of a card
+carry the same index, which short edge comes first does not matter.
 
 >>> from dealer.cards import Card
 >>> from vision.render import render_card_frame
 >>> found = locate(render_card_frame(Card.parse("H7"), seed=3))
 >>> found.face.shape
+(420, 300, 3)
+>>> locate(render_card_frame(Card.parse("H7"), seed=3, distortions="light-floor")).face.shape
 (420, 300, 3)
 """
 
@@ -25,6 +41,8 @@ from vision.decision import Reason, Reject
 FACE_W, FACE_H = 300, 420
 MIN_AREA = 60_000  # px in a 640×480 frame; a card at the gate covers ~126,000
 MAX_AREA = 230_000
+CARD_RATIO = (1.15, 1.65)  # a card is 88 × 63 mm (1.40); a bridge card 89 × 57 (1.56)
+MIN_FILL = 0.90  # the outline fills its hull: an L of two overlapping cards does not
 
 
 @dataclass(frozen=True)
@@ -37,41 +55,150 @@ class Located:
 
 
 def locate(frame: np.ndarray) -> Located | Reject:
-    """Find one card; a :class:`Reject` (no card / two cards) otherwise."""
+    """Find one card; a :class:`Reject` (no card / two cards / background too light / too small) otherwise."""
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
-    small = cv2.resize(grey, (grey.shape[1] // 2, grey.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    h, w = grey.shape[:2]
+    small = cv2.resize(grey, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    first = _dark_floor(small)
+    if isinstance(first, np.ndarray):
+        return _finish(frame, grey, first)
+    dark = float(np.median(np.concatenate([small[:4].ravel(), small[-4:].ravel()]))) < 100
+    if frame.ndim != 3 or (first.reason is Reason.TWO_CARDS and dark):
+        # Two cards against a dark floor: a double feed is never second-guessed (a
+        # card with a black border on top can look like one card alone in path 2).
+        return first
+    second = _any_floor(cv2.resize(frame, (w // 2, h // 2), interpolation=cv2.INTER_AREA))
+    if isinstance(second, np.ndarray):
+        return _finish(frame, grey, second)
+    # Otherwise the floor-model path knows more about an unusual floor.
+    return second if second.reason is not Reason.NO_CARD else first
+
+
+def _dark_floor(small: np.ndarray) -> np.ndarray | Reject:
     lo, hi = np.percentile(small[::2, ::2], (1, 99))
     if hi - lo < 50:  # Otsu would split plain floor noise in two; a card stands out by far more
         return Reject(Reason.NO_CARD, f"nothing on the gate (brightness spread {hi - lo:.0f})")
     _, mask = cv2.threshold(small, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    if not contours:
-        return Reject(Reason.NO_CARD, "nothing light on the gate")
-    big = sorted(contours, key=cv2.contourArea, reverse=True)
-    outline = big[0]
-    area = cv2.contourArea(outline) * 4
-    if area < MIN_AREA:
-        return Reject(Reason.NO_CARD, f"largest light shape is {area:.0f} px, too small for a card")
-    if len(big) > 1 and cv2.contourArea(big[1]) * 4 >= MIN_AREA / 2:
-        return Reject(Reason.TWO_CARDS, "two card-sized shapes on the gate")
-    if area > MAX_AREA:
-        return Reject(Reason.NO_CARD, f"light shape of {area:.0f} px is too large for one card")
-    peri = cv2.arcLength(outline, True)
-    quad = cv2.approxPolyDP(outline, 0.025 * peri, True)
-    if len(quad) != 4 or not cv2.isContourConvex(quad):
-        # Overlapping cards make a 6- or 8-sided outline: never guess which is on top.
-        return Reject(Reason.TWO_CARDS, f"outline has {len(quad)} corners, not 4")
-    quad = quad.reshape(4, 2).astype(np.float32) * 2 + 0.5
-    if cv2.contourArea(quad) < 0.93 * area:
-        return Reject(Reason.TWO_CARDS, "outline is not a single rectangle")
+    if np.count_nonzero(mask) > 0.75 * mask.size:
+        return Reject(Reason.NO_CARD, "the light part is most of the frame: not a dark floor")
+    return _outline(mask, small.size * 4)
+
+
+def _any_floor(small: np.ndarray) -> np.ndarray | Reject:
+    """Learn the floor from the frame's border and take what stands apart from it."""
+    hs, ws = small.shape[:2]
+    f = small.astype(np.float32)
+    b = 5
+    band = np.zeros((hs, ws), bool)
+    band[:b], band[-b:], band[:, :b], band[:, -b:] = True, True, True, True
+    ys, xs = np.nonzero(band)
+    ys, xs = ys[::3], xs[::3]
+    a = np.stack([np.ones(len(xs), np.float32), xs / ws, ys / hs], 1).astype(np.float32)
+    px = f[ys, xs]
+    coef, *_ = np.linalg.lstsq(a, px, rcond=None)  # (3 terms, 3 channels)
+    # Refit without the band pixels far from the plane: a card or a thumb reaching the border.
+    res = np.sqrt(((px - a @ coef) ** 2).sum(axis=1))
+    keep = res <= 3 * float(np.median(res)) + 6
+    if keep.sum() > 0.5 * len(keep):
+        coef, *_ = np.linalg.lstsq(a[keep], px[keep], rcond=None)
+        ys, xs = ys[keep], xs[keep]
+    gx = (np.arange(ws, dtype=np.float32) / ws)[None, :, None]
+    gy = (np.arange(hs, dtype=np.float32) / hs)[:, None, None]
+    floor = coef[0][None, None, :] + gx * coef[1][None, None, :] + gy * coef[2][None, None, :]
+    dist = np.sqrt(((f - floor) ** 2).sum(axis=2))
+    border = dist[ys, xs]
+    noise = float(np.median(border)) * 1.5 + 2.0
+    floor_grey = float(np.mean(coef[0])) + float(np.mean(coef[1] + coef[2])) / 2
+    d8 = np.clip(dist, 0, 255).astype(np.uint8)
+    otsu, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    thr = max(float(otsu), 4 * noise, 18.0)
+    mask = (dist > thr).astype(np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    if np.count_nonzero(mask) * 4 < MIN_AREA / 6:
+        if floor_grey > 150:
+            return Reject(Reason.BACKGROUND_LIGHT, f"nothing stands apart from the floor (floor grey "
+                          f"{floor_grey:.0f}): a light card on a light floor cannot be found")
+        return Reject(Reason.NO_CARD, "nothing stands apart from the floor")
+    out = _outline(mask, small.size * 4)
+    if isinstance(out, Reject) and out.reason is Reason.NO_CARD and floor_grey > 150 \
+            and "too small" not in out.detail:
+        return Reject(Reason.BACKGROUND_LIGHT, f"{out.detail}; the floor is light (grey "
+                      f"{floor_grey:.0f}), so the card's edge may be lost in it")
+    return out
+
+
+def _shape(contour: np.ndarray) -> tuple[np.ndarray, float, float, float, float]:
+    """(quad, quad area, ratio, fill, one card's area for its short side), in full-size pixels."""
+    hull = cv2.convexHull(contour)
+    area = cv2.contourArea(contour) * 4
+    hull_area = cv2.contourArea(hull) * 4
+    quad = cv2.approxPolyN(hull, 4, ensure_convex=True).reshape(-1, 2).astype(np.float32)
+    if len(quad) != 4:
+        return quad, 0.0, 0.0, 0.0, 0.0
+    quad_area = cv2.contourArea(quad) * 4
     sides = np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)
     ratio = (sides[0] + sides[2]) / (sides[1] + sides[3])
     ratio = max(ratio, 1 / ratio)
-    if not 1.15 <= ratio <= 1.65:  # a card is 88 × 63 mm: 1.40
+    short = min(sides[0] + sides[2], sides[1] + sides[3])  # two half-size sides = one full-size
+    return quad, quad_area, ratio, area / max(hull_area, 1.0), 1.40 * short * short
+
+
+def _card_like(ratio: float, fill: float, quad_area: float) -> bool:
+    return CARD_RATIO[0] <= ratio <= CARD_RATIO[1] and fill >= MIN_FILL and quad_area >= MIN_AREA
+
+
+def _outline(mask: np.ndarray, frame_area: int) -> np.ndarray | Reject:
+    """The card's four corners (full-size pixels) from a half-size mask, or why not.
+
+    "Two cards" needs evidence of two: a whole card *and* another big shape,
+    an L or T that covers more than one card's area, or a shape too long for
+    one card. A card whose picture cuts its paper in two pieces (a court
+    between a black frame line and a dark floor) is put back together when
+    neither piece is a card and together they make one.
+    """
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return Reject(Reason.NO_CARD, "nothing on the gate")
+    big = sorted(contours, key=cv2.contourArea, reverse=True)
+    outline = big[0]
+    quad, quad_area, ratio, fill, single = _shape(outline)
+    if len(big) > 1 and cv2.contourArea(big[1]) * 4 >= MIN_AREA / 4:
+        if _card_like(ratio, fill, quad_area):
+            return Reject(Reason.TWO_CARDS, "a card and another card-sized shape on the gate")
+        joined = np.vstack([big[0], big[1]])
+        uq, u_area, u_ratio, _, _ = _shape(joined)
+        pieces = (cv2.contourArea(big[0]) + cv2.contourArea(big[1])) * 4
+        hull_fit = cv2.contourArea(cv2.convexHull(joined)) * 4 / max(u_area, 1.0)
+        if CARD_RATIO[0] <= u_ratio <= CARD_RATIO[1] and hull_fit <= 1.04 and pieces <= 1.02 * u_area:
+            quad, quad_area, ratio, fill = uq, u_area, u_ratio, 1.0  # one card, in pieces
+        elif pieces >= 1.15 * MIN_AREA:
+            return Reject(Reason.TWO_CARDS, "two large shapes that do not make one card")
+    if len(quad) != 4 or quad_area * 6 < MIN_AREA:
+        return Reject(Reason.NO_CARD, f"largest shape covers {quad_area:.0f} px, far too small for a card")
+    area = fill * cv2.contourArea(cv2.convexHull(outline)) * 4
+    if fill < MIN_FILL:
+        if quad_area >= MIN_AREA and area >= 1.15 * single:
+            # Overlapping cards make an L or a T: never guess which is on top.
+            return Reject(Reason.TWO_CARDS, f"outline fills {fill:.0%} of its hull and covers more than "
+                          "one card: overlapping cards")
+        return Reject(Reason.NO_CARD, f"outline fills {fill:.0%} of its hull: not one card's outline "
+                      "(partly hidden, or lost in the floor)")
+    if ratio > CARD_RATIO[1] and quad_area >= MIN_AREA and quad_area > 1.25 * single:
         return Reject(Reason.TWO_CARDS, f"outline is {ratio:.2f} times as long as wide, "
-                      "not a card's 1.40 (overlapping cards?)")
+                      "not a card's 1.40 (two cards end to end?)")
+    if not CARD_RATIO[0] <= ratio <= CARD_RATIO[1]:
+        return Reject(Reason.NO_CARD, f"outline is {ratio:.2f} times as long as wide, not a card's 1.40")
+    if quad_area < MIN_AREA:
+        return Reject(Reason.TOO_SMALL, f"the card covers {quad_area:.0f} px, under the "
+                      f"{MIN_AREA} needed to read its index: bring the camera closer")
+    if quad_area > MAX_AREA or quad_area > 0.85 * frame_area:
+        return Reject(Reason.NO_CARD, f"shape of {quad_area:.0f} px is too large for one card")
+    return quad * 2 + 0.5
+
+
+def _finish(frame: np.ndarray, grey: np.ndarray, quad: np.ndarray) -> Located:
     quad = _refine(grey, quad)
-    return Located(_warp(frame, quad), quad, area)
+    return Located(_warp(frame, quad), quad, float(cv2.contourArea(quad)))
 
 
 def _refine(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:

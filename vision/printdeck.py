@@ -27,6 +27,14 @@ from dealer.cards import Card
 from vision import payload
 
 CARD_W, CARD_H = 63 * mm, 88 * mm
+#: (width, height, distance from the card's end) of the symbol on a printed face,
+#: quiet zone included. The two QR symbols of a face (24 mm, 0.83 mm modules)
+#: are 22 mm apart, so their quiet zones never meet (issue 15: at 35 mm they
+#: overlapped, and a face decoded at only 61 % of rotation angles).
+FACE_SYMBOL: dict[str, tuple[float, float, float]] = {
+    "qr": (24 * mm, 24 * mm, 9 * mm),
+    "code128": (55 * mm, 12 * mm, 12 * mm),
+}
 
 
 def _modules(text: str, symbology: str) -> np.ndarray:
@@ -87,17 +95,17 @@ def print_deck(path: str | Path, *, deck_id: int = 0, symbology: str = "qr",
             x0, y0 = 10 * mm + cx * (CARD_W + 3 * mm), ph - 12 * mm - (cy + 1) * (CARD_H + 3 * mm)
             c.setStrokeGray(0.6)
             c.roundRect(x0, y0, CARD_W, CARD_H, 3 * mm, stroke=1, fill=0)
-            c.setFont("Helvetica-Bold", 14)
-            c.drawString(x0 + 3 * mm, y0 + CARD_H - 8 * mm, human.split()[0])
-            w = (35 if symbology == "qr" else 55) * mm
-            h = w if symbology == "qr" else 12 * mm
+            w, h, inset = FACE_SYMBOL[symbology]
             for end in (0, 1):  # both ends, the second turned 180°
                 c.saveState()
                 if end:
                     c.translate(x0 + CARD_W, y0 + CARD_H)
                     c.rotate(180)
                     c.translate(-x0, -y0)
-                _draw_symbol(c, text, symbology, x0 + (CARD_W - w) / 2, y0 + 14 * mm, w, h)
+                _draw_symbol(c, text, symbology, x0 + (CARD_W - w) / 2, y0 + inset, w, h)
+                # The name sits in the corner, clear of the symbol's quiet zone.
+                c.setFont("Helvetica-Bold", 9)
+                c.drawString(x0 + 2.5 * mm, y0 + CARD_H - 5.5 * mm, human.split()[0])
                 c.restoreState()
                 count += 1
         c.showPage()

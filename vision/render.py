@@ -26,6 +26,7 @@ import zxingcpp
 from dealer.cards import Card, Rank, Suit
 from vision import payload as payload_mod
 from vision.designs import DESIGNS, DeckDesign
+from vision.real_decks import REAL_DECKS, real_face
 
 FACE_W, FACE_H = 300, 420
 FRAME_W, FRAME_H = 640, 480
@@ -268,6 +269,9 @@ class Distortions:
     jpeg: tuple[int, int] = (85, 95)
     worn: tuple[float, float] = (0.0, 0.0)  # fading of the index (0..1)
     second_card: bool = False  # a double feed: another card overlaps
+    floor: str = "dark"  # the gate floor: "dark", "light" (grey-beige) or "wood" (light oak)
+    warm: tuple[float, float] = (0.0, 0.0)  # warm light: blue down, red up by this share
+    thumb: int = 0  # thumbs over the card: 1 on a long edge; 2 over both ends (barcodes covered)
 
 
 NORMAL = Distortions()
@@ -289,7 +293,16 @@ CONDITIONS: dict[str, Distortions] = {
     "heavy-blur!": replace(NORMAL, focus_sigma=(3.0, 4.0)),
     "tiny!": replace(NORMAL, scale=(0.4, 0.5)),
     "double-feed!": replace(NORMAL, second_card=True),
+    # Other floors and light (issue 15): the locator must not need a dark floor.
+    "light-floor": replace(NORMAL, floor="light"),
+    "wood": replace(NORMAL, floor="wood"),
+    "warm-light": replace(NORMAL, warm=(0.12, 0.25)),
+    "thumb": replace(NORMAL, thumb=1),
+    "codes-covered!": replace(NORMAL, thumb=2),
 }
+
+#: Gate-like conditions: the card fully in view, mild tilt, dark or light floor.
+GATE_LIKE = ("normal", "light-floor", "wood", "warm-light")
 
 
 def _wear(face: np.ndarray, rng: np.random.Generator, amount: float) -> np.ndarray:
@@ -310,8 +323,8 @@ def _u(rng: np.random.Generator, lohi: tuple[float, float]) -> float:
 
 
 def _place(frame: np.ndarray, face: np.ndarray, rng: np.random.Generator, d: Distortions,
-           offset: tuple[float, float] = (0.0, 0.0)) -> None:
-    """Warp ``face`` into ``frame``: landscape on the gate, seeded pose."""
+           offset: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+    """Warp ``face`` (BGR, or BGRA with rounded corners) into ``frame``; returns its corners."""
     scale = _u(rng, d.scale)
     angle = 90.0 + (180.0 if d.flip_180 and rng.random() < 0.5 else 0.0)
     angle += float(rng.uniform(-d.jitter_deg, d.jitter_deg))
@@ -325,8 +338,73 @@ def _place(frame: np.ndarray, face: np.ndarray, rng: np.random.Generator, d: Dis
     dst += rng.uniform(-d.perspective, d.perspective, size=(4, 2))
     src = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
     m = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
-    cv2.warpPerspective(face, m, (FRAME_W, FRAME_H), dst=frame, flags=cv2.INTER_LINEAR,
-                        borderMode=cv2.BORDER_TRANSPARENT)
+    if face.shape[2] == 4:  # a real deck's face: blend by its alpha (rounded corners)
+        warped = cv2.warpPerspective(face, m, (FRAME_W, FRAME_H), flags=cv2.INTER_LINEAR)
+        a = warped[..., 3:4].astype(np.float32) / 255.0
+        frame[:] = (frame.astype(np.float32) * (1 - a) + warped[..., :3].astype(np.float32) * a).astype(np.uint8)
+    else:
+        cv2.warpPerspective(face, m, (FRAME_W, FRAME_H), dst=frame, flags=cv2.INTER_LINEAR,
+                            borderMode=cv2.BORDER_TRANSPARENT)
+    return dst
+
+
+def _floor(kind: str, rng: np.random.Generator) -> np.ndarray:
+    """The gate floor: dark (as built), light grey-beige, or a light wood table."""
+    frame = np.empty((FRAME_H, FRAME_W, 3), np.uint8)
+    if kind == "dark":
+        frame[:] = rng.integers(25, 45)
+        return frame
+    if kind == "light":
+        base = rng.uniform(165, 200)
+        tint = np.array([base - rng.uniform(0, 12), base - rng.uniform(0, 6), base], np.float32)
+        f = np.empty((FRAME_H, FRAME_W, 3), np.float32)
+        f[:] = tint
+        cv2.setRNGSeed(int(rng.integers(0, 2**31 - 1)))
+        grain = np.empty((FRAME_H // 8, FRAME_W // 8), np.float32)
+        cv2.randn(grain, 0.0, 4.0)  # a soft, blotchy surface texture
+        f += cv2.resize(grain, (FRAME_W, FRAME_H), interpolation=cv2.INTER_CUBIC)[..., None]
+        return f.clip(0, 255).astype(np.uint8)
+    if kind == "wood":
+        ys, xs = np.mgrid[0:FRAME_H, 0:FRAME_W].astype(np.float32)
+        t = float(rng.uniform(-0.3, 0.3))
+        u = xs * np.cos(t) + ys * np.sin(t)
+        v = -xs * np.sin(t) + ys * np.cos(t)
+        wobble = 6 * np.sin(u / float(rng.uniform(60, 110)) + float(rng.uniform(0, 6)))
+        rings = 0.5 + 0.5 * np.sin((v + wobble) / float(rng.uniform(3.5, 6.0)))
+        light = np.array([rng.uniform(95, 125), rng.uniform(145, 170), rng.uniform(190, 215)], np.float32)
+        dark = light * np.float32(rng.uniform(0.72, 0.85))
+        f = dark[None, None, :] + (light - dark)[None, None, :] * rings[..., None]
+        return f.clip(0, 255).astype(np.uint8)
+    raise ValueError(f"unknown floor {kind!r}: dark, light or wood")
+
+
+def _thumb(frame: np.ndarray, corners: np.ndarray, rng: np.random.Generator, k: int, n: int) -> None:
+    """A thumb over the card: one on the middle of a long edge, or (n=2) one over each end's code."""
+    c = corners.mean(axis=0)
+    e = [(corners[i], corners[(i + 1) % 4]) for i in range(4)]
+    long_edges = sorted(e, key=lambda p: -float(np.linalg.norm(p[1] - p[0])))[:2]
+    if n == 1:
+        a, b = long_edges[int(rng.integers(0, 2))]
+        mid = (a + b) / 2 + (b - a) * float(rng.uniform(-0.12, 0.12))
+        inward = (c - mid) / (np.linalg.norm(c - mid) + 1e-6)
+        centre = mid + inward * float(rng.uniform(5, 25))
+        axis = (b - a) / (np.linalg.norm(b - a) + 1e-6)
+        size = (float(rng.uniform(20, 28)), float(rng.uniform(36, 48)))
+    else:  # over the code near end k (where :func:`_barcodes` prints a QR code)
+        fx, fy = (226.0, 98.0) if k == 0 else (74.0, 322.0)
+        # the face's corners (0,0) (W,0) (W,H) (0,H) went to ``corners``: bilinear is close enough
+        u, v = fx / FACE_W, fy / FACE_H
+        centre = ((1 - u) * (1 - v) * corners[0] + u * (1 - v) * corners[1] + u * v * corners[2]
+                  + (1 - u) * v * corners[3])
+        axis = (corners[1] - corners[0]) / (np.linalg.norm(corners[1] - corners[0]) + 1e-6)
+        size = (float(rng.uniform(72, 80)), float(rng.uniform(80, 88)))
+    ang = float(np.degrees(np.arctan2(axis[1], axis[0])))
+    skin = (float(rng.uniform(110, 140)), float(rng.uniform(140, 165)), float(rng.uniform(190, 215)))
+    cv2.ellipse(frame, (int(centre[0]), int(centre[1])), (int(size[1]), int(size[0])), ang, 0, 360,
+                skin, -1, cv2.LINE_AA)
+    shade = tuple(v * 0.8 for v in skin)  # the nail and a shadow line give it some shape
+    cv2.ellipse(frame, (int(centre[0]), int(centre[1])), (int(size[1]), int(size[0])), ang, 200, 340,
+                shade, 3, cv2.LINE_AA)
 
 
 def render_card_frame(
@@ -345,11 +423,10 @@ def render_card_frame(
     with the physical card at the gate.
     """
     d = CONDITIONS[distortions] if isinstance(distortions, str) else distortions
-    des = DESIGNS[design] if isinstance(design, str) else design
+    real = design if isinstance(design, str) and design in REAL_DECKS else None
+    des = DESIGNS["standard"] if real is not None else DESIGNS[design] if isinstance(design, str) else design
     rng = np.random.default_rng(seed)
-    # The gate: a dark, slightly textured floor.
-    frame = np.empty((FRAME_H, FRAME_W, 3), np.uint8)
-    frame[:] = rng.integers(25, 45)
+    frame = _floor(d.floor, rng)
     shift = 0.0
     if d.second_card:  # the card behind sticks out far enough to show its own code
         other = Card((int(card or 0) + 1 + int(rng.integers(0, 50))) % 52)
@@ -357,14 +434,20 @@ def render_card_frame(
         _place(frame, render_face(other, des, deck_id=deck_id), rng, d, offset=(side * 150, 0.0))
         shift = -side * 60
     if card is not None or joker:
-        if not face_up:
+        if real is not None:
+            if joker:
+                raise ValueError(f"real deck {real!r}: jokers are not drawn")
+            face = real_face(real, card if face_up else None)
+        elif not face_up:
             face = render_back()
         else:
             face = render_face(card, des, deck_id=deck_id, joker=joker)
-            worn = _u(rng, d.worn)
-            if worn > 0:
-                face = _wear(face, rng, worn)
-        _place(frame, face, rng, d, offset=(shift, 0.0))
+        worn = _u(rng, d.worn) if face_up else 0.0
+        if worn > 0:
+            face = _wear(face, rng, worn)
+        corners = _place(frame, face, rng, d, offset=(shift, 0.0))
+        for k in range(d.thumb):
+            _thumb(frame, corners, rng, k, d.thumb)
     return _photograph(frame, rng, d)
 
 
@@ -382,6 +465,10 @@ def _photograph(frame: np.ndarray, rng: np.random.Generator, d: Distortions) -> 
         dx, dy = np.cos(t) * length / 2, np.sin(t) * length / 2
         cv2.line(k, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1)
         img = cv2.filter2D(img, -1, k / k.sum())
+    warm = _u(rng, d.warm)
+    if warm > 0:  # tungsten-like light: less blue, a little more red
+        img = (img.astype(np.float32) * np.array([1 - warm, 1 - warm / 3, 1 + warm / 4], np.float32)
+               ).clip(0, 255).astype(np.uint8)
     # Light and contrast as one per-pixel gain and offset, in float32 (float64 is 3x slower).
     gain = np.ones((FRAME_H, FRAME_W), np.float32)
     add = np.zeros((FRAME_H, FRAME_W), np.float32)
