@@ -32,10 +32,13 @@ import numpy as np
 from dealer.cards import Card
 from vision.barcode import BarcodeReader
 from vision.index import IndexReader
-from vision.learn import LearnedDesign, learn
-from vision.render import CONDITIONS, render_card_frame
+from vision.learn import LearnedDesign, bridge_order, learn
+from vision.render import CONDITIONS, GATE_LIKE, render_card_frame
 
-INDEX_DESIGNS = ("standard", "classic", "jumbo", "dutch", "german", "french", "swedish")
+SYNTHETIC_DESIGNS = ("standard", "classic", "jumbo", "dutch", "german", "french", "swedish")
+#: Real decks drawn by other people (Debian's SVG decks, see vision/real_decks.py).
+REAL_DESIGNS = ("dondorf", "bonded", "nicu-white", "xskat-french", "tigullio")  # paris: its ♣A is cut wrongly off the sheet
+INDEX_DESIGNS = SYNTHETIC_DESIGNS + REAL_DESIGNS
 UNLEARNED = ("script", "italic")  # read against the "standard" design
 BARCODE_DESIGNS = ("qr", "code128")
 DECK = 7
@@ -72,6 +75,8 @@ def plan(kind: str, n: int, seed: int = 1) -> list[Spec]:
                 design = BARCODE_DESIGNS[int(rng.integers(0, 2))]
             elif cond == "unlearned!":
                 design = UNLEARNED[int(rng.integers(0, 2))]
+            elif cond == "joker!":  # the real decks are rendered without their jokers
+                design = SYNTHETIC_DESIGNS[int(rng.integers(0, len(SYNTHETIC_DESIGNS)))]
             else:
                 design = INDEX_DESIGNS[int(rng.integers(0, len(INDEX_DESIGNS)))]
             specs.append(Spec(kind, cond, design, int(rng.integers(0, 52)),
@@ -102,7 +107,7 @@ def _init(designs: dict[str, LearnedDesign]) -> None:
 def _run(chunk: list[Spec]) -> dict[tuple[str, str], dict[str, Any]]:
     out: dict[tuple[str, str], dict[str, Any]] = defaultdict(
         lambda: {"ok": 0, "wrong": 0, "rejects": Counter(), "lat": [], "cpu": [],
-                 "wrong_examples": []})
+                 "wrong_examples": [], "designs": defaultdict(lambda: [0, 0, 0, 0, 0])})
     for spec in chunk:
         frame = render(spec)
         if spec.kind == "barcode":
@@ -118,23 +123,42 @@ def _run(chunk: list[Spec]) -> dict[tuple[str, str], dict[str, Any]]:
             cell["lat"].append(dt)
             cell["cpu"].append(dc)
             truth_ok = spec.condition not in EXTRA
+            # per design: frames, correct, wrong, court frames, courts correct
+            court = 11 <= Card(spec.card).rank <= 13
+            tally = cell["designs"][spec.design]
+            tally[0] += 1
+            tally[3] += court
             if outcome.accepted:
                 if truth_ok and outcome.card == Card(spec.card):
                     cell["ok"] += 1
+                    tally[1] += 1
+                    tally[4] += court
                 else:
+                    tally[2] += 1
                     cell["wrong"] += 1
                     cell["wrong_examples"].append((spec.design, spec.seed, str(Card(spec.card)),
                                                    outcome.label))
             else:
                 cell["rejects"][outcome.reason.value] += 1
-    return dict(out)
+    return {k: {**v, "designs": dict(v["designs"])} for k, v in out.items()}
 
 
 def learn_designs(seed: int = 900_000) -> dict[str, LearnedDesign]:
-    """One learning pass per design, on frames the bench never reads."""
-    return {name: learn(name, ((str(c), render_card_frame(c, design=name, seed=seed + int(c)))
-                               for c in Card.all()))
-            for name in INDEX_DESIGNS}
+    """One learning pass per design, on frames the bench never reads.
+
+    Synthetic designs are shown in boardwright's order, real decks in bridge
+    order with their back (the order is inferred either way).
+    """
+    out = {}
+    for name in INDEX_DESIGNS:
+        real = name in REAL_DESIGNS
+        cards = bridge_order() if real else list(Card.all())
+        frames = [(str(c), render_card_frame(c, design=name, seed=seed + i)) for i, c in enumerate(cards)]
+        if real:
+            frames.append(("back", render_card_frame(Card(0), design=name, face_up=False, seed=seed)))
+        out[name] = learn(name, frames, back=real)
+        print(f"learned {name}: {out[name].order}", file=sys.stderr, flush=True)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -170,7 +194,10 @@ def main(argv: list[str] | None = None) -> int:
         for part in pool.imap_unordered(_run, chunks):
             for key, c in part.items():
                 acc = cells.setdefault(key, {"ok": 0, "wrong": 0, "rejects": Counter(), "lat": [],
-                                             "cpu": [], "wrong_examples": []})
+                                             "cpu": [], "wrong_examples": [],
+                                             "designs": defaultdict(lambda: [0, 0, 0, 0, 0])})
+                for dname, t in c["designs"].items():
+                    acc["designs"][dname] = [a + b for a, b in zip(acc["designs"][dname], t, strict=True)]
                 acc["cpu"] += c["cpu"]
                 acc["ok"] += c["ok"]
                 acc["wrong"] += c["wrong"]
@@ -189,6 +216,31 @@ def main(argv: list[str] | None = None) -> int:
     args.interrupted = interrupted
     elapsed = time.time() - t0
     return report(cells, elapsed, args)
+
+
+def per_design(cells: dict[tuple[str, str], dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Index figures per design: gate-like conditions, and all in-envelope ones."""
+    acc: dict[str, dict[str, list[int]]] = defaultdict(lambda: {"gate": [0] * 5, "env": [0] * 5})
+    for (rec, cond), c in cells.items():
+        if rec != "index" or cond.endswith("!"):
+            continue
+        for name, t in c["designs"].items():
+            for key in (("gate", "env") if cond in GATE_LIKE else ("env",)):
+                acc[name][key] = [a + b for a, b in zip(acc[name][key], t, strict=True)]
+    out = {}
+    for name in sorted(acc, key=lambda n: (n not in REAL_DESIGNS, n)):
+        g, e = acc[name]["gate"], acc[name]["env"]
+        numbers = g[0] - g[3]
+        out[name] = {
+            "real": name in REAL_DESIGNS,
+            "gate_frames": g[0], "gate_accepted_pct": round(100 * (g[1] + g[2]) / max(1, g[0]), 2),
+            "gate_wrong": g[2],
+            "gate_courts_pct": round(100 * g[4] / max(1, g[3]), 2),
+            "gate_numbers_pct": round(100 * (g[1] - g[4]) / max(1, numbers), 2),
+            "envelope_frames": e[0], "envelope_accepted_pct": round(100 * (e[1] + e[2]) / max(1, e[0]), 2),
+            "envelope_wrong": e[2],
+        }
+    return out
 
 
 def report(cells: dict[tuple[str, str], dict[str, Any]], elapsed: float, args: argparse.Namespace) -> int:
@@ -243,6 +295,14 @@ def report(cells: dict[tuple[str, str], dict[str, Any]], elapsed: float, args: a
         }
         total_wrong += rec_wrong
     summary["accepted_wrong"] = total_wrong
+    summary["index_designs"] = per_design(cells)
+    print("\n== index, per design: gate-like frames (" + ", ".join(GATE_LIKE) + ") and all in-envelope")
+    print(f"{'design':<14} {'gate':>6} {'accepted':>9} {'WRONG':>6} {'courts':>8} {'numbers':>8} "
+          f"{'all env':>8} {'accepted':>9} {'WRONG':>6}")
+    for name, d in summary["index_designs"].items():
+        print(f"{name:<14} {d['gate_frames']:>6} {d['gate_accepted_pct']:>8.1f}% {d['gate_wrong']:>6} "
+              f"{d['gate_courts_pct']:>7.1f}% {d['gate_numbers_pct']:>7.1f}% {d['envelope_frames']:>8} "
+              f"{d['envelope_accepted_pct']:>8.1f}% {d['envelope_wrong']:>6}")
     print(f"\n{sum(v['frames'] for v in summary['recognisers'].values())} reads in {elapsed:.0f} s "
           f"({args.workers} workers); accepted-wrong: {total_wrong}")
     print(json.dumps(summary, separators=(",", ":")))

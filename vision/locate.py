@@ -193,7 +193,42 @@ def _outline(mask: np.ndarray, frame_area: int) -> np.ndarray | Reject:
                       f"{MIN_AREA} needed to read its index: bring the camera closer")
     if quad_area > MAX_AREA or quad_area > 0.85 * frame_area:
         return Reject(Reason.NO_CARD, f"shape of {quad_area:.0f} px is too large for one card")
-    return quad * 2 + 0.5
+    return _fit_edges(quad, outline) * 2 + 0.5
+
+
+def _fit_edges(quad: np.ndarray, contour: np.ndarray) -> np.ndarray:
+    """Refit each side to the outline points along it (robustly), and intersect the sides.
+
+    The hull's best four corners lean toward a thumb or a bump on an edge; a
+    line fitted to the outline points of the side's middle does not.
+    """
+    pts = contour.reshape(-1, 2).astype(np.float32)
+    lines = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        d = b - a
+        length = float(np.linalg.norm(d))
+        if length < 10:
+            return quad
+        u = d / length
+        rel = pts - a
+        along = rel @ u
+        off = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
+        near = pts[(off < 3.0) & (along > 0.15 * length) & (along < 0.85 * length)]
+        if len(near) < 8:
+            return quad
+        vx, vy, x0, y0 = cv2.fitLine(near, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0]), np.array([vx, vy])))
+    out = []
+    for i in range(4):
+        (p1, v1), (p2, v2) = lines[i - 1], lines[i]
+        m = np.array([v1, -v2]).T
+        if abs(float(np.linalg.det(m))) < 1e-6:
+            return quad
+        t = np.linalg.solve(m, p2 - p1)
+        out.append(p1 + t[0] * v1)
+    new = np.array(out, np.float32)
+    return new if float(np.abs(new - quad).max()) < 12 else quad
 
 
 def _finish(frame: np.ndarray, grey: np.ndarray, quad: np.ndarray) -> Located:

@@ -218,10 +218,21 @@ def _faces(deck: RealDeck) -> dict[str, np.ndarray]:
         else:
             px, py = round((bx - x0) * scale), round((by - y0) * scale)
             crop = big[py : py + round(h * scale), px : px + round(w * scale)]
-        if h < w:  # a card drawn sideways on the sheet
+        crop = _largest_piece(crop)
+        if crop.shape[0] < crop.shape[1]:  # a card drawn sideways on the sheet
             crop = cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE)
         faces[i] = cv2.resize(crop, (FACE_W, FACE_H), interpolation=cv2.INTER_AREA)
     return faces
+
+
+def _largest_piece(crop: np.ndarray) -> np.ndarray:
+    """The largest opaque piece of a crop: a box can take in a neighbour drawn inside it (Paris)."""
+    n, _, stats, _ = cv2.connectedComponentsWithStats((crop[..., 3] > 128).astype(np.uint8), connectivity=8)
+    if n <= 2:
+        return crop
+    k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    x, y, w, h = (int(v) for v in stats[k, :4])
+    return crop[y : y + h, x : x + w]
 
 
 def deck_faces(name: str) -> dict[str, np.ndarray]:
@@ -230,7 +241,7 @@ def deck_faces(name: str) -> dict[str, np.ndarray]:
     if not deck.path.exists():
         raise RealDeckError(f"{deck.path}: not installed (Debian package {deck.package})")
     st = deck.path.stat()
-    folder = _cache_root() / f"{name}-{st.st_size}-{int(st.st_mtime)}"
+    folder = _cache_root() / f"{name}-{st.st_size}-{int(st.st_mtime)}-v2"
     ids = [deck.card_id(c) for c in Card.all()]
     if folder.is_dir() and all((folder / f"{i}.png").exists() for i in ids):
         out = {}
