@@ -91,12 +91,13 @@ def _rsvg(svg: bytes, width: int, height: int) -> np.ndarray:
         src, out = Path(tmp) / "in.svg", Path(tmp) / "out.png"
         src.write_bytes(svg)
         try:
+            # Only the exit status and the PNG file are used: its messages go to our stderr.
             subprocess.run(["rsvg-convert", "-w", str(width), "-h", str(height), "-o", str(out),
-                            str(src)], check=True, capture_output=True, timeout=300)
+                            str(src)], check=True, stdout=subprocess.DEVNULL, timeout=300)
         except FileNotFoundError:
             raise RealDeckError("rsvg-convert is not installed (Debian package librsvg2-bin)") from None
         except subprocess.CalledProcessError as e:
-            raise RealDeckError(f"rsvg-convert failed: {e.stderr.decode(errors='replace')[:200]}") from None
+            raise RealDeckError(f"rsvg-convert failed with status {e.returncode}") from None
         img = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)
     if img is None or img.ndim != 3 or img.shape[2] != 4:
         raise RealDeckError("rsvg-convert gave no image with alpha")
