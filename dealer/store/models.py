@@ -96,6 +96,19 @@ class DealSetRow(Base):
         order_by="BoardRow.position")
 
 
+class AuditEntry(Base):
+    """One line of the club's audit log: who did what to what, and when (unsealing, new table cards)."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, index=True)
+    who: Mapped[str] = mapped_column(String(100))
+    action: Mapped[str] = mapped_column(String(40))
+    subject: Mapped[str] = mapped_column(String(200), default="")
+    detail: Mapped[str] = mapped_column(String(500), default="")
+
+
 class BoardRow(Base):
     """One board of a stored deal set, in the set's order (``position``)."""
 

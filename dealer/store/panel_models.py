@@ -47,6 +47,24 @@ class Director(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
+class DirectorSession(Base):
+    """One signed-in browser of a director: the session cookie names it, log-out ends it.
+
+    Only a hash of the session's secret is stored, so a copy of the database
+    does not sign anyone in. A password change ends every other session.
+    """
+
+    __tablename__ = "director_sessions"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)  # sha256 of the secret
+    director_id: Mapped[int] = mapped_column(
+        ForeignKey("directors.id", ondelete="CASCADE"), index=True)
+    client: Mapped[str] = mapped_column(String(100), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    last_seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
 class LoginFailure(Base):
     """One failed login, kept for rate limiting (by client address)."""
 
@@ -54,6 +72,8 @@ class LoginFailure(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     client: Mapped[str] = mapped_column(String(100), index=True)
+    # The name tried, so that an account has its own limit behind a shared address.
+    account: Mapped[str | None] = mapped_column(String(100), nullable=True, index=True)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
@@ -81,6 +101,13 @@ class ClubEvent(Base):
     current_round: Mapped[int] = mapped_column(Integer, default=1)
     correction_minutes: Mapped[int] = mapped_column(Integer, default=30)  # Law 79C
     published_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # When a table may see a board's hand record and traveller, after its own result:
+    # "off", "board" (at once) or "round" (once its round is complete; the default).
+    reveal_after: Mapped[str] = mapped_column(String(8), default="round", server_default="round")
+    # Tables may enter ahead of their current round only while the director allows it.
+    allow_ahead: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    # A closed event's table tokens no longer open anything.
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
@@ -96,6 +123,23 @@ class TableToken(Base):
     section: Mapped[str] = mapped_column(String(4))
     table_no: Mapped[int] = mapped_column(Integer)
     token: Mapped[str] = mapped_column(String(64), unique=True)
+    # Each new printing of the table cards for a session replaces the tokens and counts up.
+    issue: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+
+
+class TableView(Base):
+    """A table was shown a board's hand record or traveller (fair play: a later change is flagged)."""
+
+    __tablename__ = "table_views"
+    __table_args__ = (UniqueConstraint("club_event_id", "section", "table_no", "board"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    club_event_id: Mapped[int] = mapped_column(
+        ForeignKey("club_events.id", ondelete="CASCADE"), index=True)
+    section: Mapped[str] = mapped_column(String(4))
+    table_no: Mapped[int] = mapped_column(Integer)
+    board: Mapped[int] = mapped_column(Integer)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
 class ResultRow(Base):
@@ -123,6 +167,11 @@ class ResultRow(Base):
     not_played: Mapped[bool] = mapped_column(Boolean, default=False)
     fouled_group: Mapped[int] = mapped_column(Integer, default=0)
     play: Mapped[str | None] = mapped_column(Text, nullable=True)  # PBN play order, if captured
+    # Entered or changed after the results were published.
+    late: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    # Changed by the table after it had been shown this board's traveller: the desk flags it.
+    changed_after_view: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default="0")
     # Optimistic locking: every UPDATE says "WHERE version = <read>", so two people
     # correcting at once cannot both win, on SQLite (whose reads take no lock) as on PostgreSQL.
     version: Mapped[int] = mapped_column(Integer, default=1)
@@ -170,6 +219,8 @@ class Pad(Base):
     kind: Mapped[str] = mapped_column(String(20))
     name: Mapped[str] = mapped_column(String(100))
     token: Mapped[str] = mapped_column(String(64), unique=True)
+    # The address that created the pad: pads are limited per address and expire unused.
+    client: Mapped[str] = mapped_column(String(100), default="", server_default="", index=True)
     setup: Mapped[dict] = mapped_column(JSON, default=dict)
     entries: Mapped[list] = mapped_column(JSON, default=list)
     version: Mapped[int] = mapped_column(Integer, default=1)  # optimistic locking, as results
