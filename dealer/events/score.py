@@ -71,6 +71,7 @@ class Standing:
     imps_for: float | None = None  # teams: the match IMPs, shown beside the VPs
     imps_against: float | None = None
     matches: int | None = None
+    total: float | None = None  # matchpoints: the pair's total matchpoints (``score`` is %)
 
 
 @dataclass
@@ -108,10 +109,19 @@ class Scored(Generic[R]):
     notes: list[str] = field(default_factory=list)  # teams: boards not yet compared, ...
     placings: dict[str, list[Placing]] = field(default_factory=dict)
     event: MatchpointEvent | ImpPairsEvent | None = None
+    points: dict[int, tuple[float | None, float | None, float]] = field(default_factory=dict)
 
     def label(self, row: Any) -> str:
         """The team match a traveller's row belongs to ("" outside a teams event)."""
         return self.labels.get(id(row), "")
+
+    def matchpoints(self, row: Any) -> tuple[float | None, float | None, float] | None:
+        """A matchpointed row's (NS, EW) matchpoints and the board's top, or ``None``.
+
+        The travellers carry percentages; exports that must write real
+        matchpoints (USEBIO's ``NS_MATCH_POINTS``, PBN's ``MP_NS``) read them here.
+        """
+        return self.points.get(id(row))
 
 
 def score_event(rows: Sequence[R], lines: Sequence[Result] | None = None, *,
@@ -147,10 +157,12 @@ def score_event(rows: Sequence[R], lines: Sequence[Result] | None = None, *,
             out.event = ev
             for row, res, ln in zip(rows, lines, ev.lines, strict=True):
                 out.travellers[res.board].append((row, ln.ns_percent, ln.ew_percent))
+                out.points[id(row)] = (ln.ns_mp, ln.ew_mp, ln.top)
             for line, places in rank_event(ev, movement).items():
                 out.placings[line] = places
                 out.rankings[line] = [Standing(p.place, str(p.key), round(p.score, 2), "%",
-                                               ev.totals[p.key].boards) for p in places]
+                                               ev.totals[p.key].boards,
+                                               total=ev.totals[p.key].mp) for p in places]
         else:
             iev = score_imp_pairs(lines, method=method, numbering=numbering)
             out.event = iev
@@ -162,6 +174,7 @@ def score_event(rows: Sequence[R], lines: Sequence[Result] | None = None, *,
                                 for p in out.placings[""]]
     except EventError as exc:
         out.problem = str(exc)
+        out.points.clear()
         for board in out.travellers:
             out.travellers[board] = []
         for row, res in zip(rows, lines, strict=True):

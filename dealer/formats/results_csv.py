@@ -1,6 +1,11 @@
-"""Results as CSV: one row a traveller line, with the matchpoints (or IMPs) of each side.
+"""Results as CSV: one row a traveller line, with what each side scored on it.
 
-The header is :data:`CSV_FIELDS`; rows end with CRLF (RFC 4180).
+The header is :data:`CSV_FIELDS`; rows end with CRLF (RFC 4180). A
+matchpointed line fills ``ns_mp``/``ew_mp`` with its real matchpoints (the
+top is ``ns_mp + ew_mp`` on a fully played board) and ``ns_pct``/``ew_pct``
+with the same as percentages of the top; an IMP-scored line (Butler,
+cross-IMPs, a team's board) fills ``ns_imps``/``ew_imps`` instead. Columns a
+line has no value for are empty.
 """
 
 from __future__ import annotations
@@ -11,7 +16,8 @@ import io
 from dealer.events.score import RecordedResult, Scored
 
 CSV_FIELDS = ("board", "section", "table", "round", "ns", "ew", "contract", "declarer", "lead",
-              "tricks", "ns_score", "ns_artificial", "ew_artificial", "ns_mp", "ew_mp")
+              "tricks", "ns_score", "ns_artificial", "ew_artificial", "ns_mp", "ew_mp",
+              "ns_pct", "ew_pct", "ns_imps", "ew_imps")
 
 
 def to_csv(scored: Scored[RecordedResult]) -> str:
@@ -21,10 +27,15 @@ def to_csv(scored: Scored[RecordedResult]) -> str:
     w.writerow(CSV_FIELDS)
     for board, lines in sorted(scored.travellers.items()):
         for r, nsv, ewv in lines:
+            mp = scored.matchpoints(r)
+            if mp is not None:  # nsv/ewv are the percentages
+                values = [cell(mp[0]), cell(mp[1]), cell(nsv), cell(ewv), "", ""]
+            else:  # IMPs (or nothing yet, when the event cannot be scored)
+                values = ["", "", "", "", cell(nsv), cell(ewv)]
             w.writerow([board, r.section, r.table_no, r.round_no, r.ns, r.ew, r.contract or "",
                         r.declarer or "", r.lead or "", "" if r.tricks is None else r.tricks,
                         "" if r.score is None else r.score, r.ns_artificial or "",
-                        r.ew_artificial or "", cell(nsv), cell(ewv)])
+                        r.ew_artificial or "", *values])
     return out.getvalue()
 
 
