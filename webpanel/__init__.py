@@ -92,6 +92,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(Path(app.instance_path))
     csrf.init_app(app)
+    # Table and pad tokens are keys: the request log and the app's own log never write one.
+    from webpanel import redact
+    redact.install("werkzeug")
+    redact.install(app.logger.name)
 
     from webpanel import db
     db.init_app(app)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from flask import (
     Blueprint,
     current_app,
@@ -17,6 +19,31 @@ from werkzeug.wrappers import Response
 from webpanel import security
 
 bp = Blueprint("auth", __name__)
+
+
+def local_path(nxt: str) -> str | None:
+    r"""``nxt`` if it is a path on this site, else None (then the caller goes home).
+
+    An open redirect after login would help phishing. Browsers drop tabs and
+    newlines inside an address and read a backslash as a slash, so
+    ``/<TAB>/example.org`` and ``/\example.org`` both lead to another site:
+    any control character or backslash refuses the address (a newline also
+    cannot go into a Location header), as does anything with a scheme or a
+    host.
+
+    >>> [local_path(x) for x in ("/events/3?x=1", "//evil.example", "/\t/evil.example")]
+    ['/events/3?x=1', None, None]
+    >>> [local_path(x) for x in ("/\\evil.example", "https://evil.example/", "events")]
+    [None, None, None]
+    """
+    if not nxt.startswith("/") or nxt.startswith("//") or len(nxt) > 2000:
+        return None
+    if "\\" in nxt or any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in nxt):
+        return None
+    parts = urlsplit(nxt)
+    if parts.scheme or parts.netloc:
+        return None
+    return nxt
 
 
 @bp.route("/")
@@ -62,11 +89,8 @@ def login() -> Response | str | tuple[str, int]:
         if security.check_login(name, request.form.get("password", "")):
             session.clear()  # a fresh session on login: no fixation
             session["director"] = name.strip()
-            nxt = request.args.get("next", "")
-            # Only local paths: an open redirect would help phishing.
-            if not nxt.startswith("/") or nxt.startswith("//"):
-                nxt = url_for("events.index")
-            return redirect(nxt)
+            return redirect(local_path(request.args.get("next", ""))
+                            or url_for("events.index"))
         return render_template("login.html", error="Wrong name or password."), 401
     return render_template("login.html")
 

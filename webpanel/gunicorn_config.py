@@ -15,6 +15,10 @@ Why these values (measured with 100 simulated tables on 2 cores):
   templates, SQLAlchemy's metadata and compiled statements) are frozen out of
   the garbage collector's way, so a full collection no longer walks them in
   the middle of somebody's request.
+- The access log, when one is asked for (``--access-logfile -``), never
+  holds a table's or a pad's token: :class:`RedactingLogger` replaces them in
+  every field of the line (the request, the path, the Referer), as
+  :mod:`webpanel.redact` does for ``boardwright serve``.
 """
 
 from __future__ import annotations
@@ -23,12 +27,27 @@ import gc
 import os
 from typing import Any
 
+from gunicorn.glogging import Logger
+
+from webpanel.redact import redact
+
 bind = os.environ.get("BOARDWRIGHT_BIND", "127.0.0.1:5000")
 worker_class = "gthread"
 workers = int(os.environ.get("BOARDWRIGHT_WORKERS", "2"))
 threads = int(os.environ.get("BOARDWRIGHT_THREADS", "4"))
 keepalive = 30  # seconds: a table's phone sends its next entry within minutes, often seconds
 loglevel = "warning"
+
+
+class RedactingLogger(Logger):
+    """Gunicorn's logger, with the tokens taken out of every access-log field."""
+
+    def atoms(self, resp: Any, req: Any, environ: Any, request_time: Any) -> dict[str, Any]:
+        return {k: redact(v) if isinstance(v, str) else v
+                for k, v in super().atoms(resp, req, environ, request_time).items()}
+
+
+logger_class = RedactingLogger
 
 
 def post_worker_init(worker: Any) -> None:

@@ -6,9 +6,10 @@ holds across gunicorn workers and restarts.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from functools import wraps
+from functools import cache, wraps
 from typing import Any
 
 from flask import current_app, redirect, request, session, url_for
@@ -62,10 +63,18 @@ def limited() -> bool:
     return failures(client()) >= current_app.config["LOGIN_LIMIT"]
 
 
+@cache
+def _dummy_hash() -> str:
+    # An unknown name is checked against this, so that it is refused as slowly as a
+    # known name with a wrong password: the time taken tells no one which names exist.
+    return generate_password_hash(secrets.token_urlsafe(16))
+
+
 def check_login(name: str, password: str) -> bool:
     with store().session() as s:
         d = s.scalars(select(Director).where(Director.name == name[:100])).first()
-        ok = d is not None and check_password_hash(d.password_hash, password[:200])
+        stored = d.password_hash if d is not None else _dummy_hash()
+        ok = check_password_hash(stored, password[:200]) and d is not None
     with store().session() as s, s.begin():
         if ok:
             s.execute(delete(LoginFailure).where(LoginFailure.client == client()))
