@@ -283,3 +283,28 @@ def test_check_replays_auctions_results_and_play(tmp_path: Path) -> None:
     strict = run("deals", "check", str(path), "--strict")
     assert_one_line_error(strict, "3 faults in auctions, play or results")
     assert "insufficient bid 1D" in strict.stdout  # each fault is listed before the verdict
+
+
+HUGE_ID = "9" * 25
+
+
+@pytest.mark.parametrize("args", [
+    ("deals", "export", HUGE_ID, "out.pbn"),
+    ("deals", "delete", HUGE_ID),
+    ("deal", HUGE_ID, "--job", HUGE_ID, "--machine", "emulator"),
+], ids=["export", "delete", "deal-job"])
+def test_a_huge_id_on_the_command_line_is_a_clear_one_line_error(
+        args: tuple[str, ...], instance: dict[str, str], tmp_path: Path) -> None:
+    """Issue 13, finding 10: the number never reaches the database driver."""
+    p = run(*args, env=instance, cwd=tmp_path)
+    assert_one_line_error(p, HUGE_ID, "no ")
+
+
+def test_a_huge_board_number_in_an_imported_pbn_names_the_line(
+        instance: dict[str, str], tmp_path: Path) -> None:
+    f = tmp_path / "huge.pbn"
+    f.write_text('[Event "x"]\n[Board "' + "9" * 23 + '"]\n[Dealer "N"]\n'
+                 '[Vulnerable "None"]\n[Deal "N:AKQJ.AKQ.AKQ.AKQ 5432.5432.5432.5 '
+                 'T987.T987.T9.T98 6.J6.J876.J76432"]\n\n')
+    assert_one_line_error(run("deals", "import", str(f), env=instance), "huge.pbn",
+                          "line 2", "Board", "too large")

@@ -98,7 +98,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     redact.install(app.logger.name)
 
     from webpanel import db
+    from webpanel.converters import BoundedInt
     db.init_app(app)
+    app.url_map.converters["int"] = BoundedInt  # before any rule: ids stay in range
 
     from webpanel import auth, dealing, dealsets, desk, events, pads, publish, tables
     for bp in (auth.bp, events.bp, dealsets.bp, dealing.bp, desk.bp, tables.bp, pads.bp,

@@ -73,6 +73,8 @@ def index() -> str:
 @bp.route("/start/<int:set_id>")
 @director_required
 def start_form(set_id: int) -> str:
+    if not any(summary.id == set_id for summary in store().list()):
+        abort(404)  # no form for a set that is not there
     return render_template("dealing/start.html", set_id=set_id,
                            machine=current_app.config["RIG_MACHINE"])
 

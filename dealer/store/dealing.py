@@ -35,7 +35,7 @@ from dealer.errors import BoardwrightError
 from dealer.rig_ports import FINAL, Command, JobState, JobStatus
 from dealer.store.models import BoardRow
 from dealer.store.panel_models import DealingJob
-from dealer.store.repository import Store
+from dealer.store.repository import Store, possible_id
 
 COMMANDS = tuple(c.value for c in Command)
 #: The largest camera picture kept (the rig sends ~320 px wide JPEGs of 10-30 kB).
@@ -84,6 +84,8 @@ def command(store: Store, job_id: int, what: str) -> None:
     """The director's command for the rig to take (pause, resume or abort)."""
     if what not in COMMANDS:
         raise BoardwrightError(f"unknown command {what!r} (pause, resume or abort)")
+    if not possible_id(job_id):
+        raise BoardwrightError(f"there is no dealing job {job_id}")
     with store.write() as s:
         job = s.get(DealingJob, job_id)
         if job is None:
@@ -94,6 +96,8 @@ def command(store: Store, job_id: int, what: str) -> None:
 
 
 def get(store: Store, job_id: int) -> JobRecord:
+    if not possible_id(job_id):
+        raise BoardwrightError(f"there is no dealing job {job_id}")
     with store.read() as s:
         job = s.get(DealingJob, job_id)
         if job is None:
@@ -127,6 +131,8 @@ def jobs(store: Store) -> list[JobRecord]:
 
 def image(store: Store, job_id: int) -> bytes | None:
     """The camera's latest picture of a job (the bytes the rig sent), ``None`` if none yet."""
+    if not possible_id(job_id):
+        return None
     with store.read() as s:
         job = s.get(DealingJob, job_id)
         return None if job is None else job.image

@@ -40,6 +40,20 @@ from dealer.store import migrate
 from dealer.store.engine import StoreError, make_engine, writer_turn
 from dealer.store.models import DEAL_BYTES, BoardRow, DealSetRow, Event
 
+ID_MAX = 2**31 - 1  # the largest id PostgreSQL's INTEGER holds (SQLite's is larger)
+
+
+def possible_id(n: int) -> bool:
+    """Whether ``n`` can be a row id at all: a 25-digit number typed by hand is not.
+
+    Checked before the number reaches the database driver, where it would
+    overflow (SQLite: ``OverflowError``) instead of simply not being found.
+
+    >>> possible_id(12), possible_id(0), possible_id(10**25)
+    (True, False, False)
+    """
+    return 1 <= n <= ID_MAX
+
 
 @dataclass(frozen=True)
 class SetSummary:
@@ -179,6 +193,8 @@ class Store:
 
     def load(self, set_id: int) -> DealSet:
         """The deal set saved as ``set_id``, identical to what was saved."""
+        if not possible_id(set_id):
+            raise StoreError(f"there is no deal set {set_id} in the store")
         with self.read() as s:
             row = s.get(DealSetRow, set_id)
             if row is None:
@@ -211,6 +227,8 @@ class Store:
 
     def delete(self, set_id: int) -> None:
         """Delete a deal set and its boards (the database cascades to the boards)."""
+        if not possible_id(set_id):
+            raise StoreError(f"there is no deal set {set_id} in the store")
         with self.write() as s:
             row = s.get(DealSetRow, set_id)
             if row is None:

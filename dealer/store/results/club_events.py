@@ -24,7 +24,7 @@ from dealer.events.movements import Movement, howell, mitchell, with_section
 from dealer.events.teams import round_robin
 from dealer.store.models import DealSetRow, Event
 from dealer.store.panel_models import ClubEvent, ResultRow, TableToken
-from dealer.store.repository import Store
+from dealer.store.repository import Store, possible_id
 from dealer.store.results.common import CLUB_EVENTS, EVENTS, TOKENS, EntryError, reading
 
 
@@ -232,6 +232,8 @@ def movement(store: Store, club_event_id: int, section: str = "A") -> Movement:
 
 
 def get_event(store: Store, club_event_id: int) -> ClubEvent:
+    if not possible_id(club_event_id):
+        raise EntryError(f"there is no club event {club_event_id}")
     with reading(store) as s:
         ce = s.get(ClubEvent, club_event_id)
         if ce is None:

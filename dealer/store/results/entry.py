@@ -208,7 +208,19 @@ def director_entry(store: Store, club_event_id: int, section: str, table: int, r
                    not_played: bool = False) -> Outcome:
     """The director records an artificial score or a not-played board where none was entered."""
     ce = get_event(store, club_event_id)
-    sitting = movement_of(ce, section).at(table, round_no)
+    m = movement_of(ce, section)
+    # Checked against the movement before any number reaches the database (a huge
+    # board number would overflow the driver; a wrong one would score nonsense).
+    if section not in ce.sections:
+        raise EntryError(f"there is no section {section!r} in this event", "section")
+    if not 1 <= table <= m.tables:
+        raise EntryError(f"table {table} is not in the movement (1-{m.tables})", "table")
+    if not 1 <= round_no <= m.rounds:
+        raise EntryError(f"round {round_no} is not in the movement (1-{m.rounds})", "round")
+    sitting = m.at(table, round_no)
+    if board not in sitting.boards:
+        raise EntryError(f"table {table} does not play board {board} in round {round_no}",
+                         "board")
     row = ResultRow(club_event_id=club_event_id, section=section, table_no=table,
                     round_no=round_no, board=board, ns=sitting.ns, ew=sitting.ew,
                     entered_by=who[:100], not_played=not_played and artificial is None)
