@@ -9,7 +9,7 @@ from flask import Blueprint, flash, jsonify, redirect, render_template, request,
 from werkzeug.wrappers import Response
 
 from dealer.store import results as rs
-from webpanel import contexts
+from webpanel import contexts, fields
 from webpanel.db import store
 from webpanel.scoring import score_event
 from webpanel.security import director_required, who
@@ -60,35 +60,35 @@ def correct(ce_id: int, result_id: int) -> Response:
     row = _mine(ce_id, result_id)
     f = request.form
     action = f.get("action", "correct")
-    reason = f.get("reason", "")[:300]
-    try:
-        version = int(f.get("version", ""))
-    except ValueError:
-        version = None
+    # Every field exactly as sent: too long, out of range or not a number is refused
+    # (a 400 naming the field), never cut or clamped into something else.
+    reason = fields.text(f, "reason", rs.REASON_MAX)
+    version = fields.number(f, "version", 1, 10**9)
     if action == "play":
-        n = rs.set_play(store(), row.id, f.get("play", "")[:2000], who=who())
+        n = rs.set_play(store(), row.id, fields.text(f, "play", 2000), who=who())
         flash(f"Board {row.board} table {row.table_no}: recorded play of {n} tricks.", "ok")
         return _back(ce_id)
     if action == "swap":
         out = rs.swap_pairs(store(), row.id, who=who(), reason=reason)
     elif action == "artificial":
         out = rs.correct(store(), row.id, who=who(), reason=reason or "artificial score",
-                         expected_version=version, ns_artificial=f.get("ns_artificial", "")[:8],
-                         ew_artificial=f.get("ew_artificial", "")[:8])
+                         expected_version=version,
+                         ns_artificial=fields.text(f, "ns_artificial", 8),
+                         ew_artificial=fields.text(f, "ew_artificial", 8))
     elif action == "fouled":
-        try:
-            group = int(f.get("fouled_group", "0"))
-        except ValueError:
-            group = 0
         out = rs.correct(store(), row.id, who=who(), reason=reason or "fouled board (Law 87)",
-                         expected_version=version, fouled_group=max(0, min(group, 9)))
-    else:
-        tricks = f.get("tricks", "")
+                         expected_version=version,
+                         fouled_group=fields.number(f, "fouled_group", 0, 9, 0))
+    elif action == "correct":
+        values: dict[str, object] = {
+            "contract": fields.text(f, "contract", 8), "declarer": fields.text(f, "declarer", 1),
+            "tricks": fields.number(f, "tricks", 0, 13)}
+        if "lead" in f:
+            values["lead"] = fields.text(f, "lead", 3)
         out = rs.correct(store(), row.id, who=who(), reason=reason, expected_version=version,
-                         contract=f.get("contract", "")[:8], declarer=f.get("declarer", "")[:1],
-                         tricks=int(tricks) if tricks.isdigit() else None,
-                         lead=f.get("lead", "")[:3], ns_artificial=None, ew_artificial=None,
-                         not_played=False)
+                         ns_artificial=None, ew_artificial=None, not_played=False, **values)
+    else:
+        raise rs.EntryError(f"action: unknown action {action[:20]!r}", "action")
     flash(f"Board {row.board} table {row.table_no}: {out.status}: {out.message}",
           "ok" if out.status == "corrected" else "error")
     return _back(ce_id)
@@ -99,14 +99,13 @@ def correct(ce_id: int, result_id: int) -> Response:
 def adjust(ce_id: int) -> Response:
     """An artificial score or not-played where the table entered nothing."""
     f = request.form
-    try:
-        table, rnd, board = (int(f.get(k, "")) for k in ("table", "round", "board"))
-    except ValueError:
-        raise rs.EntryError("table, round and board must be numbers") from None
-    art = None if f.get("not_played") == "on" else (f.get("ns_artificial", "A")[:8],
-                                                   f.get("ew_artificial", "A")[:8])
-    out = rs.director_entry(store(), ce_id, f.get("section", "A")[:4], table, rnd, board,
-                            who=who(), artificial=art, not_played=art is None)
+    table, rnd, board = (fields.number(f, k, 1, 10**6) for k in ("table", "round", "board"))
+    if table is None or rnd is None or board is None:
+        raise rs.EntryError("table, round and board must be numbers", "board")
+    art = None if f.get("not_played") == "on" else (fields.text(f, "ns_artificial", 8, "A"),
+                                                   fields.text(f, "ew_artificial", 8, "A"))
+    out = rs.director_entry(store(), ce_id, fields.text(f, "section", 4, "A"), table, rnd,
+                            board, who=who(), artificial=art, not_played=art is None)
     flash(f"Board {board} table {table}: {out.status}: {out.message}",
           "ok" if out.status == "recorded" else "error")
     return _back(ce_id)

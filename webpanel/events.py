@@ -18,6 +18,7 @@ from werkzeug.wrappers import Response
 
 from dealer.store import results as rs
 from webpanel import contexts
+from webpanel import fields as exact
 from webpanel.db import store
 from webpanel.lan import public_url_for
 from webpanel.security import director_required
@@ -85,7 +86,7 @@ def _event_fields() -> dict[str, object]:
     f = request.form
     movement = f.get("movement", "mitchell")
     tables = _int("tables", 0, 0, 40) or 0
-    return dict(name=f.get("name", ""), date=f.get("date", "")[:32],
+    return dict(name=f.get("name", ""), date=exact.text(f, "date", 32),
                 kind=f.get("kind", "pairs"), movement=movement, tables=tables,
                 rounds=_int("rounds", None, 1, 40),
                 boards_per_round=_int("boards_per_round", 2, 1, 8) or 2,
@@ -140,7 +141,7 @@ def edit(ce_id: int) -> Response | str | tuple[str, int]:
         try:
             if locked:  # only the name and date: the rest is taken as it is
                 fields: dict[str, object] = {**_form_of(ce_id), "name": f.get("name", ""),
-                                             "date": f.get("date", "")[:32]}
+                                             "date": exact.text(f, "date", 32)}
                 keep = dict(kind=ce.kind, movement=ce.movement, tables=ce.tables,
                             rounds=ce.rounds, boards_per_round=ce.boards_per_round,
                             sections=ce.sections, scoring=ce.scoring,

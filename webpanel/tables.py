@@ -21,7 +21,7 @@ from dealer.board import Board
 from dealer.events.movements import Movement
 from dealer.store import results as rs
 from dealer.store.panel_models import ClubEvent, TableToken
-from webpanel import contexts, handrecord
+from webpanel import contexts, fields, handrecord
 from webpanel.db import store
 
 bp = Blueprint("tables", __name__, url_prefix="/t")
@@ -137,16 +137,14 @@ def enter(token: str) -> Response | str | tuple[str, int]:
                        field="contract", status=400)
     contract = "PASS" if passed else level + strain + dbl
     try:
-        board = int(f.get("board", ""))
-        tricks = None if f.get("tricks", "") == "" else int(f.get("tricks", ""))
-    except ValueError:
-        return _render(ctx, rnd, form=f, error="choose the board and the tricks", field="board",
-                       status=400)
-    e = rs.Entry(board=board, contract=contract, declarer=f.get("declarer", ""),
-                 tricks=tricks, lead=f.get("lead", "")[:3])
-    try:
+        # Exactly as sent: a value too long or not a number is refused, never cut.
+        board = fields.number(f, "board", 1, 10**6)
+        if board is None:
+            raise rs.EntryError("choose the board", "board")
+        e = rs.Entry(board=board, contract=contract, declarer=f.get("declarer", ""),
+                     tricks=fields.number(f, "tricks", 0, 13), lead=fields.text(f, "lead", 3))
         out = rs.submit(store(), ctx.ce.id, ctx.token.section, ctx.token.table_no, rnd, e,
-                        submission_id=f.get("submission_id", "")[:65],
+                        submission_id=f.get("submission_id", ""),
                         who=f"table {ctx.token.section}{ctx.token.table_no}",
                         confirm=f.get("confirm") == "on", ce=ctx.ce)
     except rs.EntryError as exc:
@@ -168,18 +166,21 @@ def fix(token: str, board: int) -> Response | str | tuple[str, int]:
     rnd = _round(ctx)
     f = request.form
     try:
-        version = int(f.get("version", ""))
-        tricks = None if f.get("tricks", "") == "" else int(f.get("tricks", ""))
-    except ValueError:
-        return _render(ctx, rnd, error="the form is incomplete; reload the page", status=400)
-    try:
+        version = fields.number(f, "version", 1, 10**9)
+        if version is None:
+            raise rs.EntryError("the form is incomplete; reload the page", "version")
+        # Exactly as sent, never cut: the core refuses what it cannot record as typed.
+        changes: dict[str, object] = {
+            "contract": fields.text(f, "contract", 8), "declarer": f.get("declarer", ""),
+            "tricks": fields.number(f, "tricks", 0, 13)}
+        if "lead" in f:  # the change form has no lead: keep the one recorded
+            changes["lead"] = fields.text(f, "lead", 3)
         out = rs.correct_at_table(
             store(), ctx.ce, ctx.token.section, ctx.token.table_no, board,
             who=f"table {ctx.token.section}{ctx.token.table_no}",
-            reason=f.get("reason", "corrected at the table")[:300],
-            submission_id=f.get("submission_id", "")[:64] or None, expected_version=version,
-            contract=f.get("contract", "")[:8], declarer=f.get("declarer", "")[:1],
-            tricks=tricks, lead=f.get("lead", "")[:3])
+            reason=f.get("reason", "corrected at the table"),
+            submission_id=f.get("submission_id", "") or None, expected_version=version,
+            **changes)
     except rs.EntryError as exc:
         if exc.field == "published":
             return _render(ctx, rnd, error=str(exc), status=403)

@@ -49,7 +49,7 @@ from dealer.store.results.club_events import (
     tokens,
     update_event,
 )
-from dealer.store.results.common import EDITABLE, EntryError, Outcome
+from dealer.store.results.common import EDITABLE, REASON_MAX, EntryError, Outcome
 from dealer.store.results.corrections import (
     correct,
     correct_at_table,
@@ -78,7 +78,7 @@ from dealer.store.results.reading import (
 __all__ = [
     "METHODS", "check_fits", "check_options", "delete_club_event", "delete_deal_set",
     "edit_club_event", "events_using", "rename_deal_set", "result_count",
-    "EDITABLE", "LEADS", "Entry", "EntryError", "Outcome", "ResultLine", "as_results",
+    "EDITABLE", "REASON_MAX", "LEADS", "Entry", "EntryError", "Outcome", "ResultLine", "as_results",
     "changes", "correct", "correct_at_table", "correction_window_open", "create_club_event",
     "dealset_of", "describe", "director_entry", "event_name", "find_table", "get_event",
     "list_events", "max_board", "movement", "movement_of", "result", "results", "set_play",

@@ -52,6 +52,33 @@ class Resent(Exception):
     """The same correction form arrived twice at once."""
 
 
+#: The longest reason a correction keeps (the audit column's width).
+REASON_MAX = 300
+#: The longest submission id a form may carry (the ``submissions`` key's width).
+SUBMISSION_ID_MAX = 64
+
+
+def check_submission_id(submission_id: str | None, *, required: bool = True) -> None:
+    """Refuse a missing (when ``required``) or over-long submission id; never cut it:
+    two forms whose ids differ only after the cut would count as one."""
+    if submission_id is None or submission_id == "":
+        if required:
+            raise EntryError("the form lost its submission id; reload the page",
+                             "submission_id")
+        return
+    if len(submission_id) > SUBMISSION_ID_MAX:
+        raise EntryError(f"the submission id is at most {SUBMISSION_ID_MAX} characters "
+                         f"({len(submission_id)} were sent); reload the page",
+                         "submission_id")
+
+
+def check_reason(reason: str) -> None:
+    """Refuse a correction's reason longer than the audit keeps (it used to be cut)."""
+    if len(reason) > REASON_MAX:
+        raise EntryError(f"the reason is at most {REASON_MAX} characters "
+                         f"({len(reason)} were sent)", "reason")
+
+
 def now() -> datetime:
     return datetime.now(UTC)
 

@@ -41,6 +41,8 @@ from dealer.store.results.common import (
     Stale,
     as_text,
     aware,
+    check_reason,
+    check_submission_id,
     now,
     transaction,
 )
@@ -78,8 +80,11 @@ def correct(store: Store, result_id: int, *, who: str, reason: str = "",
 
     ``expected_version`` guards against two people correcting at once: a
     stale version is a ``conflict``. A ``submission_id`` seen before is a
-    ``duplicate`` and changes nothing.
+    ``duplicate`` and changes nothing. A reason or submission id too long to
+    keep is refused (naming the field), never cut.
     """
+    check_reason(reason)
+    check_submission_id(submission_id, required=False)
     try:
         # Without an expected version (the director's desk) a change that slipped in
         # between our read and our write is read again, not reported as a conflict.
@@ -107,6 +112,8 @@ def correct_at_table(store: Store, ce: ClubEvent, section: str, table: int, boar
     ``ce`` is the club event as read for this request: a table may change its
     entries only until the results are published (then only the director may).
     """
+    check_reason(reason)
+    check_submission_id(submission_id, required=False)
     with store.reads.connect() as conn:
         found = conn.execute(AT_TABLE_BOARD_PUBLISHED, {"ce": ce.id, "section": section,
                                                         "table": table, "board": board}
@@ -190,7 +197,7 @@ def _write_correction(store: Store, row: ResultLine, changed: dict, old: dict, *
         if changed:
             conn.execute(insert(CHANGES), [
                 {"result_id": row.id, "who": who[:100], "at": at, "field": k,
-                 "old": as_text(old[k]), "new": as_text(v), "reason": reason[:300],
+                 "old": as_text(old[k]), "new": as_text(v), "reason": reason,
                  "in_window": in_window} for k, v in changed.items()])
 
 

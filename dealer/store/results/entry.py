@@ -13,6 +13,10 @@ and the play of a board with :func:`set_play`.
 Traceback (most recent call last):
 ...
 dealer.store.results.common.EntryError: tricks taken by declarer must be 0 to 13
+>>> Entry(board=1, contract="4S", declarer="N' --", tricks=10).checked()
+Traceback (most recent call last):
+...
+dealer.store.results.common.EntryError: choose the declarer: N, E, S or W
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from dealer.store.results.common import (
     SUBMISSIONS,
     EntryError,
     Outcome,
+    check_submission_id,
     reading,
     transaction,
     writing,
@@ -69,7 +74,8 @@ class Entry:
             raise EntryError(f"contract: {exc}", "contract") from None
         if c.is_passed_out:
             return c, None, None, 0
-        decl = self.declarer.strip().upper()[:1]
+        # Exactly one seat: "N' --" is not N (it was, when the panel cut it to a letter).
+        decl = self.declarer.strip().upper()
         if decl not in ("N", "E", "S", "W"):
             raise EntryError("choose the declarer: N, E, S or W", "declarer")
         c = c.with_declarer(Seat.parse(decl))
@@ -144,8 +150,7 @@ def submit(store: Store, club_event_id: int, section: str, table: int, round_no:
            ns: int | None = None, ew: int | None = None,
            ce: ClubEvent | None = None) -> Outcome:
     """Record one result. Idempotent on ``submission_id``; a second entry is a conflict."""
-    if not submission_id or len(submission_id) > 64:
-        raise EntryError("the form lost its submission id; reload the page", "submission_id")
+    check_submission_id(submission_id)
     # A retry of a form we already have is not looked up first: its insert meets the
     # unique constraints and _after_race answers "duplicate". One query less per entry.
     if ce is None or ce.id != club_event_id:

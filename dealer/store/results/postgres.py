@@ -112,7 +112,7 @@ def write_correction(store: Store, row: ResultLine, new: dict, changed: dict, ol
     text = as_text
     args = {**{k: new[k] for k in (*EDITABLE, "score")}, "updated_at": at,
             "version": row.version + 1, "_rid": row.id, "_read": row.version,
-            "_who": who[:100], "_reason": reason[:300], "_inw": in_window,
+            "_who": who[:100], "_reason": reason, "_inw": in_window,
             "_fields": list(changed), "_olds": [text(old[k]) for k in changed],
             "_news": [text(v) for v in changed.values()], "_sid": submission_id}
     try:
