@@ -9,12 +9,23 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+import warnings
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 import pytest
+from endplay.parsers import pbn as endplay_pbn
 
+from dealer import __version__
+from dealer.board import DealSet
+from dealer.events.model import PairKey
 from dealer.events.score import Scored, score_event
-from dealer.formats import results_csv
+from dealer.formats import pbn, results_csv, results_pbn, usebio
+from dealer.generate import random_dealset
+from dealer.seats import Seat
 from dealer.store import results as rs
 
 
@@ -92,3 +103,268 @@ def test_csv_imp_events_fill_the_imp_columns_not_the_matchpoint_ones() -> None:
     out = list(csv.DictReader(io.StringIO(results_csv.to_csv(s))))
     assert all(r["ns_mp"] == r["ns_pct"] == "" for r in out)
     assert {r["ns_imps"] for r in out} != {""}
+
+
+# ----------------------------------------------------------------------------- USEBIO
+
+
+def howell() -> list[Row]:
+    """One section, pairs 1-4 numbered uniquely and playing both directions: one winner."""
+    return [_line(1, "A", 1, 1, 2, "4S", "N", 10, 420), _line(1, "A", 2, 3, 4, "4S", "N", 9, -50),
+            _line(2, "A", 1, 4, 1, "3NT", "S", 9, 400), _line(2, "A", 2, 2, 3, "3NT", "S", 10, 430)]
+
+
+def usebio_xml(rows: list[Row], scoring: str = "matchpoints", **kw: Any) -> ET.Element:
+    numbering = "by_line" if any(r.section == "B" for r in rows) else "unique"
+    s = score_event(rows, rs.as_results(rows), method=scoring, numbering=numbering)
+    assert not s.problem, s.problem
+    data = usebio.to_usebio("Monday pairs", "2026.11.24", "pairs", scoring, s,
+                            kw.pop("dealset", None), **kw)
+    assert data.startswith(b'<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE USEBIO SYSTEM ')
+    return ET.fromstring(data)
+
+
+def _sections(root: ET.Element) -> list[ET.Element]:
+    """Where PARTICIPANTS and BOARD sit: each SECTION, or the EVENT itself for one section."""
+    ev = root.find("EVENT")
+    assert ev is not None
+    return ev.findall("SESSION/SECTION") or [ev]
+
+
+def test_usebio_pair_numbers_join_the_travellers_and_two_sections_do_not_collide() -> None:
+    root = usebio_xml(two_sections())
+    secs = _sections(root)
+    assert [s.get("SECTION_ID") for s in secs] == ["A", "B"]
+    assert root.findtext("EVENT/SECTION_COUNT") == "2"
+    all_ids: list[str] = []
+    for sec in secs:
+        ids = [p.findtext("PAIR_NUMBER") or "" for p in sec.findall("PARTICIPANTS/PAIR")]
+        all_ids += ids
+        assert len(ids) == 4  # 1NS 2NS 1EW 2EW of this section
+        for tl in sec.findall("BOARD/TRAVELLER_LINE"):
+            assert tl.findtext("NS_PAIR_NUMBER") in ids and tl.findtext("EW_PAIR_NUMBER") in ids
+            ns = next(p for p in sec.findall("PARTICIPANTS/PAIR")
+                      if p.findtext("PAIR_NUMBER") == tl.findtext("NS_PAIR_NUMBER"))
+            assert ns.findtext("DIRECTION") == "NS"
+    assert len(all_ids) == len(set(all_ids)) == 8  # A1NS and B1NS are different pairs
+    assert "A1NS" in all_ids and "B1EW" in all_ids
+
+
+def test_usebio_event_header_has_what_importers_read() -> None:
+    root = usebio_xml(two_sections(), club="Hillside BC", club_id="2074")
+    assert root.tag == "USEBIO" and root.get("Version") == "1.2"
+    assert root.findtext("CLUB/CLUB_NAME") == "Hillside BC"
+    assert root.findtext("CLUB/CLUB_ID_NUMBER") == "2074"
+    ev = root.find("EVENT")
+    assert ev is not None and ev.get("EVENT_TYPE") == "MP_PAIRS"
+    assert ev.findtext("PROGRAM_NAME") == "boardwright"
+    assert ev.findtext("PROGRAM_VERSION") == __version__
+    assert ev.findtext("DATE") == "24/11/2026"
+    assert datetime.strptime(ev.findtext("DATE") or "", "%d/%m/%Y")  # as cobalt reads it
+    assert ev.findtext("BOARD_SCORING_METHOD") == "MATCH_POINTS"
+    assert ev.findtext("WINNER_TYPE") == "2"  # two-winner Mitchell
+    assert usebio_xml(howell()).findtext("EVENT/WINNER_TYPE") == "1"  # one winner
+
+
+@pytest.mark.parametrize(("scoring", "method", "event_type", "line_tag"), [
+    ("butler", "IMPS", "BUTLER_PAIRS", "NS_BUTLER_POINTS"),
+    ("cross", "CROSS_IMPS", "CROSS_IMP", "NS_CROSS_IMP_POINTS")])
+def test_usebio_imp_scoring_is_spelled_as_usebio_files_spell_it(
+        scoring: str, method: str, event_type: str, line_tag: str) -> None:
+    root = usebio_xml(howell(), scoring)
+    assert root.findtext("EVENT/BOARD_SCORING_METHOD") == method
+    assert root.find("EVENT").get("EVENT_TYPE") == event_type  # type: ignore[union-attr]
+    lines = root.findall("EVENT/BOARD/TRAVELLER_LINE")
+    assert lines and all(tl.findtext(line_tag) is not None for tl in lines)
+    assert all(p.findtext("PERCENTAGE") is None and p.findtext("TOTAL_SCORE")
+               for p in root.findall("EVENT/PARTICIPANTS/PAIR"))
+
+
+def test_usebio_match_points_are_matchpoints_and_percentages_sit_on_the_pair() -> None:
+    root = usebio_xml(two_sections())
+    for sec in _sections(root):
+        for tl in sec.findall("BOARD[BOARD_NUMBER='1']/TRAVELLER_LINE"):
+            ns, ew = float(tl.findtext("NS_MATCH_POINTS") or ""), float(
+                tl.findtext("EW_MATCH_POINTS") or "")
+            assert ns + ew == pytest.approx(6.0)  # 4 results across the field: top 6
+        for p in sec.findall("PARTICIPANTS/PAIR"):
+            assert 0.0 <= float(p.findtext("PERCENTAGE") or "") <= 100.0
+            assert float(p.findtext("TOTAL_SCORE") or "") <= 12.0  # matchpoints, 2 boards
+    a1ns = root.find(".//PAIR[PAIR_NUMBER='A1NS']")
+    assert a1ns is not None and a1ns.findtext("TOTAL_SCORE") == "4.33"
+
+
+def test_usebio_adjusted_score_is_an_a_score_as_importers_expect() -> None:
+    root = usebio_xml(two_sections())
+    adj = [tl for tl in root.iter("TRAVELLER_LINE") if (tl.findtext("SCORE") or "")[:1] == "A"]
+    assert len(adj) == 1
+    tl = adj[0]
+    assert tl.findtext("SCORE") == "A6040" and tl.find("CONTRACT") is None
+    assert int((tl.findtext("SCORE") or "")[1:3]) == 60  # cobalt: "A5050 ... use 1:3"
+    assert float(tl.findtext("NS_MATCH_POINTS") or "") > float(tl.findtext("EW_MATCH_POINTS")
+                                                               or "")
+    assert not any(t.tag.endswith("ARTIFICIAL") for t in root.iter())  # no made-up elements
+
+
+def test_usebio_players_two_per_pair_named_when_a_member_list_gives_names() -> None:
+    rows = howell()
+    names = {PairKey("A", "", 3): [usebio.Player("Ann Lee", "123"), usebio.Player("Bo Ng")]}
+    root = usebio_xml(rows, players=names)
+    for p in root.findall("EVENT/PARTICIPANTS/PAIR"):
+        players = p.findall("PLAYER")
+        assert len(players) == 2
+        assert all(pl.find("NATIONAL_ID_NUMBER") is not None for pl in players)
+        got = [pl.findtext("PLAYER_NAME") for pl in players]
+        if p.findtext("PAIR_NUMBER") == "3":
+            assert got == ["Ann Lee", "Bo Ng"]
+            assert players[0].findtext("NATIONAL_ID_NUMBER") == "123"
+        else:
+            assert got == [usebio.UNKNOWN_PLAYER] * 2
+
+
+def test_usebio_handset_has_the_hands_unless_the_set_is_sealed() -> None:
+    ds = random_dealset(range(1, 3))
+    root = usebio_xml(howell(), dealset=ds)
+    hands = root.findall("HANDSET/BOARD[BOARD_NUMBER='1']/HAND")
+    assert [h.findtext("DIRECTION") for h in hands] == ["North", "East", "South", "West"]
+    north = ds.boards[0].deal[Seat.NORTH].to_pbn().split(".")  # type: ignore[index]
+    assert [hands[0].findtext(s) or "" for s in ("SPADES", "HEARTS", "DIAMONDS", "CLUBS")] == north
+    ds.sealed = True
+    assert usebio_xml(howell(), dealset=ds).find("HANDSET") is None
+
+
+def _read_like_cobalt(root: ET.Element) -> dict[str, Any]:
+    """What ABF cobalt's results views read from an MP pairs file, in the same way.
+
+    abftech/cobalt (GPL-3.0) results/views/results_views.py and
+    organisations/views/club_menu_tabs/results.py: EVENT/@EVENT_TYPE in its list,
+    DATE by ``%d/%m/%Y``, WINNER_TYPE "1"/"2", EVENT/PARTICIPANTS/PAIR with
+    ``PLAYER[0..1]/PLAYER_NAME.title()``, ``int(NATIONAL_ID_NUMBER)`` (TypeError
+    caught), ``int(PLACE)``, PERCENTAGE, DIRECTION (two winners), then
+    EVENT/BOARD/TRAVELLER_LINE with ``float(NS_MATCH_POINTS)`` and SCORE as an
+    int or an ``A`` score, and HANDSET/BOARD/HAND. Re-expressed here over
+    ElementTree, not copied.
+    """
+    ev = root.find("EVENT")
+    assert ev is not None
+    assert ev.get("EVENT_TYPE") in ("MP_PAIRS", "CROSS_IMP", "BUTLER_PAIRS")
+    datetime.strptime(ev.findtext("DATE") or "", "%d/%m/%Y")
+    assert ev.findtext("WINNER_TYPE") in ("1", "2")
+    names = {}
+    for item in ev.findall("PARTICIPANTS/PAIR"):
+        players = item.findall("PLAYER")
+        names[item.findtext("PAIR_NUMBER")] = [
+            (pl.find("PLAYER_NAME").text or "").title() for pl in players[:2]]  # type: ignore[union-attr]
+        for pl in players[:2]:
+            assert pl.find("NATIONAL_ID_NUMBER") is not None  # KeyError in cobalt otherwise
+        int(item.findtext("PLACE") or "")
+        float(item.findtext("PERCENTAGE") or "")
+        if ev.findtext("WINNER_TYPE") == "2":
+            assert item.findtext("DIRECTION") in ("NS", "EW")
+    lines = []
+    for board in ev.findall("BOARD"):
+        int(board.findtext("BOARD_NUMBER") or "")
+        for tl in board.findall("TRAVELLER_LINE"):
+            score = tl.findtext("SCORE") or ""
+            if not score.lstrip("-").isdigit():
+                int(score[1:3])
+            lines.append((names[tl.findtext("NS_PAIR_NUMBER")],
+                          names[tl.findtext("EW_PAIR_NUMBER")],
+                          float(tl.findtext("NS_MATCH_POINTS") or ""),
+                          float(tl.findtext("EW_MATCH_POINTS") or "")))
+    return {"names": names, "lines": lines}
+
+
+def test_usebio_one_section_reads_as_cobalt_reads_it() -> None:
+    rows = [r for r in two_sections() if r.section == "A"]
+    s = score_event(rows, rs.as_results(rows), method="matchpoints", numbering="by_line")
+    root = ET.fromstring(usebio.to_usebio("Monday", "2026.11.24", "pairs", "matchpoints", s,
+                                          random_dealset(range(1, 3))))
+    got = _read_like_cobalt(root)
+    assert len(got["names"]) == 4 and len(got["lines"]) == len(rows)
+    assert root.findall("HANDSET/BOARD")  # cobalt's board view reads HANDSET
+
+
+def test_usebio_two_sections_read_as_importusebio_reads_them() -> None:
+    """marcshearer/ImportUsebio "Usebio Parser.swift": SESSION and SECTION are read as
+    the EVENT itself, every PAIR goes in one list, PAIR_NUMBER is its id, and
+    ScoringMethod(BOARD_SCORING_METHOD) must be one it knows."""
+    root = usebio_xml(two_sections())
+    ev = root.find("EVENT")
+    assert ev is not None
+    pairs = [p.findtext("PAIR_NUMBER") for p in ev.iter("PAIR")]
+    assert len(pairs) == len(set(pairs)) == 8
+    known = {"vps", "imps", "match_points", "percentage", "cross_imps", "aggregate"}
+    for scoring in ("matchpoints", "butler", "cross"):
+        root = usebio_xml(howell(), scoring)
+        assert (root.findtext("EVENT/BOARD_SCORING_METHOD") or "").lower() in known
+
+
+# ----------------------------------------------------------------------------- PBN
+
+
+def _pbn(rows: list[Row], dealset: DealSet | None = None, scoring: str = "matchpoints"
+         ) -> bytes:
+    numbering = "by_line" if any(r.section == "B" for r in rows) else "unique"
+    s = score_event(rows, rs.as_results(rows), method=scoring, numbering=numbering)
+    return results_pbn.to_pbn("Monday pairs", "2026.11.24", s, dealset, scoring)
+
+
+def test_pbn_results_read_back_strictly_without_a_warning_mandatory_tags_first() -> None:
+    data = _pbn(two_sections(), random_dealset(range(1, 3)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning fails the test
+        ds = pbn.loads(data, strict=True)
+    assert [(b.number, b.tags.get("Section")) for b in ds.boards] == [
+        (1, "A"), (2, "A"), (1, "B"), (2, "B")]
+    assert data.startswith(b"% PBN 2.1\n% EXPORT\n")
+    for game in data.decode().split("\n\n")[1:]:
+        if not game.strip():
+            continue
+        names = re.findall(r'^\[(\w+) "', game, re.M)
+        assert names[:15] == list(pbn.MANDATORY_TAGS)  # export order, first
+        assert names.count("Board") == 1
+        assert '[Scoring "MP"]' in game
+        head = re.search(r'\[ScoreTable "[^"]*"\](.*)$', game, re.M)
+        assert head is not None and head.group(1) == ""  # no row on the tag's line
+
+
+def test_pbn_results_through_endplay_keep_every_row_pair_and_section() -> None:
+    rows = two_sections()
+    boards = endplay_pbn.loads(_pbn(rows, random_dealset(range(1, 3))).decode())
+    assert len(boards) == 4
+    seen = []
+    for b in boards:
+        table = b.info["ScoreTable"]
+        cols = [h["name"] if isinstance(h, dict) else h for h in table["headers"]]
+        for row in table["rows"]:
+            assert len(row) == len(cols)  # no cell split in two
+            cell_ = dict(zip(cols, row, strict=True))
+            seen.append((b.info["Section"], b.board_num, int(cell_["PairId_NS"]),
+                         int(cell_["PairId_EW"])))
+            if cell_["MP_NS"] != "-":
+                assert float(cell_["MP_NS"]) + float(cell_["MP_EW"]) <= 6.4 + 1e-9
+                assert float(cell_["Percentage_NS"]) == pytest.approx(
+                    100 * float(cell_["MP_NS"]) / 6, abs=0.1)
+    assert sorted(seen) == sorted((r.section, r.board, r.ns, r.ew) for r in rows)
+    totals = [b.info["TotalScoreTable"] for b in boards if "TotalScoreTable" in b.info]
+    assert len(totals) == 2  # one per section
+    pairs = {(row[1], row[2]) for t in totals for row in t["rows"]}
+    assert pairs == {("1", "NS"), ("2", "NS"), ("1", "EW"), ("2", "EW")}
+    assert sum(len(t["rows"]) for t in totals) == 8
+
+
+def test_pbn_scoring_tag_and_imp_columns_for_imp_events() -> None:
+    data = _pbn(howell(), scoring="butler").decode()
+    assert '[Scoring "IMP"]' in data and ";IMP_NS" in data and ";MP_NS" not in data
+    assert "-0.00" not in data
+
+
+def test_pbn_results_of_a_sealed_set_have_no_deal() -> None:
+    ds = random_dealset(range(1, 3))
+    ds.sealed = True
+    data = _pbn(howell(), ds)
+    assert b"[Deal " not in data and b"[ScoreTable " in data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(pbn.loads(data, strict=True).boards) == 2

@@ -222,3 +222,62 @@ def test_rename_and_delete_a_deal_set_but_not_one_an_event_plays(app: Flask, cli
 def store_list(app: Flask):
     with app.app_context():
         return store().list()
+
+
+def test_results_exports_of_a_two_section_event_through_the_panel(app: Flask, client
+                                                                  ) -> None:
+    """Issue 16, finding 1, through the export routes: two sections, both lines numbered
+    from 1, so pair "1" exists four times; each export keeps them apart."""
+    import warnings
+    import xml.etree.ElementTree as ET
+
+    from endplay.parsers import pbn as endplay_pbn
+
+    from dealer.formats import pbn
+
+    set_id = _set(app, 6)
+    ce = new_event(client, sections="A B", deal_set_id=str(set_id))
+    entered = 0
+    with app.app_context():
+        for sec in ("A", "B"):
+            m = rs.movement(store(), ce, sec)
+            assert m.numbering == "by_line"
+            for rnd in (1, 2):
+                for st in m.round(rnd):
+                    for board in st.boards:
+                        tricks = 10 + (board + st.table + (sec == "B")) % 2
+                        out = rs.submit(store(), ce, sec, st.table, rnd, rs.Entry(
+                            board=board, contract="4S", declarer="N", tricks=tricks,
+                            lead="HT"), submission_id=f"{sec}{rnd}{st.table}{board}",
+                            who="test")
+                        assert out.status == "recorded", out
+                        entered += 1
+    root = ET.fromstring(client.get(f"/events/{ce}/export.xml").data)
+    assert root.findtext("EVENT/WINNER_TYPE") == "2"
+    assert root.findtext("EVENT/DATE") == "23/11/2026"  # new_event: 2026.11.23
+    secs = root.findall("EVENT/SESSION/SECTION")
+    assert [s.get("SECTION_ID") for s in secs] == ["A", "B"]
+    ids = [p.findtext("PAIR_NUMBER") for p in root.iter("PAIR")]
+    assert len(ids) == len(set(ids)) == 12  # 3 NS + 3 EW pairs in each section
+    for s in secs:
+        mine = {p.findtext("PAIR_NUMBER") for p in s.iter("PAIR")}
+        for tl in s.iter("TRAVELLER_LINE"):
+            assert {tl.findtext("NS_PAIR_NUMBER"), tl.findtext("EW_PAIR_NUMBER")} <= mine
+            assert tl.findtext("LEAD") == "TH"
+    assert len(root.findall(".//TRAVELLER_LINE")) == entered
+    assert len(root.findall("HANDSET/BOARD")) == 6
+    pbn_data = client.get(f"/events/{ce}/export.pbn").data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        games = pbn.loads(pbn_data, strict=True).boards
+    assert {b.tags["Section"] for b in games} == {"A", "B"}
+    rows = [(b.info["Section"], row) for b in endplay_pbn.loads(pbn_data.decode())
+            for row in b.info["ScoreTable"]["rows"]]
+    assert len(rows) == entered
+    csv_text = client.get(f"/events/{ce}/export.csv").get_data(as_text=True)
+    assert len(csv_text.strip().splitlines()) == entered + 1
+    # Sealing the set takes the hands out of both files.
+    with app.app_context():
+        rs.set_sealed(store(), set_id, True)
+    assert ET.fromstring(client.get(f"/events/{ce}/export.xml").data).find("HANDSET") is None
+    assert b"[Deal " not in client.get(f"/events/{ce}/export.pbn").data

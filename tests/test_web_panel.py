@@ -298,7 +298,7 @@ def test_desk_corrections_audit_swap_artificial_and_exports(app: Flask) -> None:
     assert csv_text.splitlines()[0].startswith("board,section,table")
     assert len(csv_text.strip().splitlines()) == 4
     pbn_text = c.get(f"/events/{ce}/export.pbn").get_data(as_text=True)
-    assert '[ScoreTable "PairId_NS' in pbn_text and '[TotalScoreTable "Rank' in pbn_text
+    assert ';PairId_NS' in pbn_text and '[TotalScoreTable "Rank' in pbn_text
     assert re.search(r'\[Deal "N:', pbn_text)
     root = ET.fromstring(c.get(f"/events/{ce}/export.xml").data)
     assert root.tag == "USEBIO" and len(root.findall(".//TRAVELLER_LINE")) == 3

@@ -89,6 +89,17 @@ def test_a_four_team_round_scored_in_vps_on_the_desk(app: Flask) -> None:
     top = live["rankings"][""][0]
     assert (top["pair"], top["score"], top["unit"], top["imps_for"]) == ("team 1", 14.39,
                                                                          "VPs", 6)
+    # The exports of a teams event: USEBIO teams, and the board IMPs in PBN and CSV.
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(c.get(f"/events/{ce}/export.xml").data)
+    assert root.find("EVENT").get("EVENT_TYPE") == "TEAMS_OF_FOUR"  # type: ignore[union-attr]
+    assert root.findtext("EVENT/MATCH_SCORING_METHOD") == "VPS"
+    assert [(t.get("TEAM_ID"), t.findtext("PLACE")) for t in root.iter("TEAM")] == [
+        ("1", "1"), ("2", "2"), ("3", "3"), ("4", "4")]
+    pbn_text = c.get(f"/events/{ce}/export.pbn").get_data(as_text=True)
+    assert '[Scoring "IMP"]' in pbn_text and ";IMP_NS" in pbn_text
+    csv_text = c.get(f"/events/{ce}/export.csv").get_data(as_text=True)
+    assert "6.00,-6.00" in csv_text
 
 
 def test_half_a_match_scores_only_the_compared_boards(app: Flask) -> None:

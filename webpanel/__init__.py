@@ -71,6 +71,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         RIG_MACHINE="emulator",  # where the rig deals: a pyserial URL, or the emulator
         RIG_CAMERA="emulator",
         RIG_TIME_SCALE=0.05,     # the emulator's pace (1.0: a real machine's)
+        CLUB_NAME="",            # the club, in the USEBIO results export (webpanel.cfg)
+        CLUB_ID_NUMBER="",       # the club's number with its national body, likewise
     )
     if test_config is None:
         from dealer.config import Settings

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, render_template
+from flask import Blueprint, Response, current_app, render_template
 
 from dealer.formats import results_csv, results_pbn, results_pdf, usebio
 from dealer.store import results as rs
@@ -38,9 +38,14 @@ def export(ce_id: int, fmt: str) -> Response:
     if fmt == "csv":
         body: bytes | str = results_csv.to_csv(scored)
     elif fmt == "pbn":
-        body = results_pbn.to_pbn(name, date, scored, ds)
+        body = results_pbn.to_pbn(name, date, scored, ds,
+                                  "teams" if ce.kind == "teams" else ce.scoring)
     elif fmt == "xml":
-        body = usebio.to_usebio(name, date, ce.kind, ce.scoring, scored)
+        # The club's name and national number come from the app's settings (CLUB_NAME,
+        # CLUB_ID_NUMBER); player names are not kept by the panel yet.
+        body = usebio.to_usebio(name, date, ce.kind, ce.scoring, scored, ds,
+                                club=str(current_app.config.get("CLUB_NAME", "")),
+                                club_id=str(current_app.config.get("CLUB_ID_NUMBER", "")))
     else:
         body = results_pdf.results_pdf(name, date, scored, ds)
     return Response(body, mimetype=TYPES[fmt], headers={

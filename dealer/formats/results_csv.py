@@ -40,5 +40,8 @@ def to_csv(scored: Scored[RecordedResult]) -> str:
 
 
 def cell(v: float | None) -> str:
-    """A score in a cell: two decimals, empty when there is none."""
-    return "" if v is None else f"{v:.2f}"
+    """A score in a cell: two decimals, empty when there is none (never ``-0.00``)."""
+    if v is None:
+        return ""
+    text = f"{v:.2f}"
+    return "0.00" if text == "-0.00" else text

@@ -1,49 +1,131 @@
-"""Results as PBN: each board with its ``ScoreTable``, the first with the ``TotalScoreTable``.
+"""Results as PBN 2.1 export format: one game a board and section, each with its ``ScoreTable``.
 
-PBN tables follow PBN 2.1 section 5 (tables): a tag whose value is the
-column header, then one line per row.
+Each game starts with the 15 mandatory tags in the standard's export order
+(Event Site Date Board West North East South Dealer Vulnerable Deal Scoring
+Declarer Contract Result), as a file saying ``% EXPORT`` must; the players,
+contract and result of a board played at many tables are unknown there
+(``"?"``). Then ``[Section "A"]`` and the table (PBN 2.1 section 5): the tag's
+value is the column header, and every row is on a line of its own, so that
+readers which only look at the lines after the tag (endplay) see them all.
+
+Columns are the standard's (``PairId_NS``, ``Contract``, ``Result``,
+``Score_NS``, ``MP_NS``, ``Percentage_NS``, ``IMP_NS`` ...) with ``Table``,
+``Round`` and ``Lead`` as exporters add them. ``MP_NS``/``MP_EW`` are real
+matchpoints; ``Percentage_NS``/``_EW`` the same as percentages of the top.
+No cell holds a space: a quoted value with a space is split in two by
+readers that split rows on white space (endplay), so a pair's line goes in a
+``Direction`` column rather than after its number. An artificial score
+writes ``-`` for contract, declarer and result (PBN 2.1 section 5.7) and the
+adjustment (``A+``) in the score columns' place.
+
+The first game of each section also carries that section's
+``TotalScoreTable``. A sealed deal set's hands are never written (no
+``Deal`` tag).
 """
 
 from __future__ import annotations
 
-from dealer.board import Board, DealSet
+from collections.abc import Iterable
+
+from dealer import __version__
+from dealer.board import DealSet
+from dealer.events.model import PairKey
 from dealer.events.score import RecordedResult, Scored
-from dealer.formats import pbn
+from dealer.formats.pbn import deal_to_pbn, escape
 from dealer.formats.results_csv import cell
 from dealer.seats import board_dealer, board_vulnerability
 
+#: The Scoring tag by the panel's scoring method (PBN 2.1's MP and IMP).
+SCORING = {"matchpoints": "MP", "butler": "IMP", "cross": "IMP", "teams": "IMP"}
 
-def to_pbn(name: str, date: str, scored: Scored[RecordedResult], dealset: DealSet | None
-           ) -> bytes:
-    """The event's results as a PBN file (the deals from ``dealset`` where it has them)."""
+_MP_COLUMNS = ("MP_NS\\5R", "MP_EW\\5R", "Percentage_NS\\3R", "Percentage_EW\\3R")
+_IMP_COLUMNS = ("IMP_NS\\6R", "IMP_EW\\6R")
+
+
+def to_pbn(name: str, date: str, scored: Scored[RecordedResult], dealset: DealSet | None,
+           scoring: str = "matchpoints") -> bytes:
+    """The event's results as a PBN file (the deals from ``dealset`` unless it is sealed)."""
     boards = {b.number: b for b in dealset.boards} if dealset is not None else {}
-    out = []
-    first = True
-    for number, lines in sorted(scored.travellers.items()):
-        src = boards.get(number)
-        b = Board(number, src.deal if src else None,
-                  dealer=src.dealer if src else board_dealer(number),
-                  vulnerability=src.vulnerability if src else board_vulnerability(number))
-        b.tags.update({"Event": name, "Site": "", "Date": date or "?", "Board": str(number)})
-        b.tags["ScoreTable"] = ("PairId_NS\\2R;PairId_EW\\2R;Contract\\5L;Declarer\\1R;"
-                                "Result\\2R;Lead\\3L;Score_NS\\6R;MP_NS\\6R;MP_EW\\6R")
-        rows = []
-        for r, nsv, ewv in lines:
-            contract = r.contract or (f"{r.ns_artificial}/{r.ew_artificial}"
-                                      if r.ns_artificial else "-")
-            rows.append(f'{r.ns:>2} {r.ew:>2} "{contract}" "{r.declarer or "-"}" '
-                        f'{"-" if r.tricks is None else r.tricks:>2} "{r.lead or "-"}" '
-                        f'{"-" if r.score is None else r.score:>6} {cell(nsv) or "-":>6} '
-                        f'{cell(ewv) or "-":>6}')
-        b.sections["ScoreTable"] = "\n".join(rows)
-        if first:
-            b.tags["TotalScoreTable"] = "Rank\\3R;PairId\\4R;Line\\2L;Score\\7R;Boards\\2R"
-            total = []
-            for line, standings in scored.rankings.items():
-                for s in standings:
-                    total.append(f'"{s.place}" "{s.pair}" "{line or "-"}" {s.score:>7.2f} '
-                                 f"{s.boards:>2}")
-            b.sections["TotalScoreTable"] = "\n".join(total)
-            first = False
-        out.append(b)
-    return pbn.dumps(DealSet(boards=out, meta={"Event": name, "Date": date}))
+    hide = dealset is not None and dealset.sealed
+    mp = scoring == "matchpoints" and scored.event is not None and bool(scored.points)
+    header = ["Table\\2R", "Round\\2R", "PairId_NS\\3R", "PairId_EW\\3R", "Contract\\5L",
+              "Declarer\\1R", "Result\\2R", "Lead\\2L", "Score_NS\\5R", "Score_EW\\5R",
+              *(_MP_COLUMNS if mp else _IMP_COLUMNS)]
+    out = ["% PBN 2.1", "% EXPORT", f"% Creator: boardwright {__version__}", ""]
+    sections = sorted({r.section for lines in scored.travellers.values() for r, _, _ in lines})
+    for section in sections:
+        first = True
+        for number, lines in sorted(scored.travellers.items()):
+            mine = [ln for ln in lines if ln[0].section == section]
+            if not mine:
+                continue
+            src = boards.get(number)
+            dealer = src.dealer if src and src.dealer is not None else board_dealer(number)
+            vul = (src.vulnerability if src and src.vulnerability is not None
+                   else board_vulnerability(number))
+            tags = [("Event", name), ("Site", "?"), ("Date", date or "?"),
+                    ("Board", str(number)), ("West", "?"), ("North", "?"), ("East", "?"),
+                    ("South", "?"), ("Dealer", dealer.letter), ("Vulnerable", vul.value)]
+            if src is not None and src.deal is not None and not hide:
+                tags.append(("Deal", deal_to_pbn(src.deal)))
+            tags += [("Scoring", SCORING.get(scoring, "MP")), ("Declarer", "?"),
+                     ("Contract", "?"), ("Result", "?"), ("Section", section)]
+            out += [f'[{k} "{escape(v)}"]' for k, v in tags]
+            out.append(f'[ScoreTable "{";".join(header)}"]')
+            out += [_row(scored, r, nsv, ewv, mp) for r, nsv, ewv in mine]
+            if first:
+                out += _totals(scored, section, mp)
+                first = False
+            out.append("")
+    return ("\n".join(out) + "\n").encode("utf-8")
+
+
+def _row(scored: Scored[RecordedResult], r: RecordedResult, nsv: float | None,
+         ewv: float | None, mp: bool) -> str:
+    if r.ns_artificial:  # PBN 5.7: "-" for contract, declarer and result
+        contract = decl = tricks = "-"
+        ns_score, ew_score = _quoted(r.ns_artificial), _quoted(r.ew_artificial or "")
+    else:
+        contract = "".join((r.contract or "-").split())
+        decl = r.declarer or "-"
+        tricks = "-" if r.tricks is None else str(r.tricks)
+        ns_score = "-" if r.score is None else str(r.score)
+        ew_score = "-" if r.score is None else str(-r.score)
+    cells = [str(r.table_no), str(r.round_no), str(r.ns), str(r.ew), contract, decl, tricks,
+             r.lead or "-", ns_score, ew_score]
+    if mp:
+        points = scored.matchpoints(r)
+        ns_mp, ew_mp = (points[0], points[1]) if points else (None, None)
+        cells += [cell(ns_mp) or "-", cell(ew_mp) or "-", cell(nsv) or "-", cell(ewv) or "-"]
+    else:
+        cells += [cell(nsv) or "-", cell(ewv) or "-"]
+    return " ".join(cells)
+
+
+def _totals(scored: Scored[RecordedResult], section: str, mp: bool) -> list[str]:
+    """The section's ``TotalScoreTable``: each pair's overall rank, line and score."""
+    rows = []
+    for line, standings in scored.rankings.items():
+        for s, p in zip(standings, scored.placings.get(line, []), strict=False):
+            key = p.key
+            if not isinstance(key, PairKey) or key.section != section:
+                continue
+            direction = key.line or line or "-"
+            if mp:
+                rows.append(f"{p.position} {key.number} {direction} {s.total or 0.0:.2f} "
+                            f"{s.score:.2f} {s.boards}")
+            else:
+                rows.append(f"{p.position} {key.number} {direction} {s.score:.2f} {s.boards}")
+    if not rows:
+        return []
+    cols: Iterable[str] = (("Rank\\2R", "PairId\\3R", "Direction\\2L", "TotalMP\\6R",
+                            "TotalPercentage\\6R", "NrBoards\\2R") if mp else
+                           ("Rank\\2R", "PairId\\3R", "Direction\\2L", "TotalIMP\\6R",
+                            "NrBoards\\2R"))
+    return [f'[TotalScoreTable "{";".join(cols)}"]', *rows]
+
+
+def _quoted(value: str) -> str:
+    """A string cell: quoted, with no white space inside (see the module's note)."""
+    token = "".join(value.split()).replace('"', "")
+    return f'"{token}"' if token else "-"
