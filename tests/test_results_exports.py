@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 import pytest
+import xmltodict
 from endplay.parsers import pbn as endplay_pbn
 
 from dealer import __version__
@@ -233,56 +234,69 @@ def test_usebio_handset_has_the_hands_unless_the_set_is_sealed() -> None:
     assert usebio_xml(howell(), dealset=ds).find("HANDSET") is None
 
 
-def _read_like_cobalt(root: ET.Element) -> dict[str, Any]:
-    """What ABF cobalt's results views read from an MP pairs file, in the same way.
+def _read_like_cobalt(data: bytes) -> dict[str, Any]:
+    """ABF cobalt's import of an MP pairs file, replayed: the same parse call and the same
+    element look-ups, over our bytes.
 
-    abftech/cobalt (GPL-3.0) results/views/results_views.py and
-    organisations/views/club_menu_tabs/results.py: EVENT/@EVENT_TYPE in its list,
-    DATE by ``%d/%m/%Y``, WINNER_TYPE "1"/"2", EVENT/PARTICIPANTS/PAIR with
-    ``PLAYER[0..1]/PLAYER_NAME.title()``, ``int(NATIONAL_ID_NUMBER)`` (TypeError
-    caught), ``int(PLACE)``, PERCENTAGE, DIRECTION (two winners), then
-    EVENT/BOARD/TRAVELLER_LINE with ``float(NS_MATCH_POINTS)`` and SCORE as an
-    int or an ``A`` score, and HANDSET/BOARD/HAND. Re-expressed here over
-    ElementTree, not copied.
+    abftech/cobalt (GPL-3.0), read not copied:
+    ``results/views/usebio.py`` parse_usebio_file (``xmltodict.parse(xml,
+    force_list=("TRAVELLER_LINE",))["USEBIO"]``) and
+    create_player_records_from_usebio_format_pairs;
+    ``organisations/views/club_menu_tabs/results.py`` (``@EVENT_TYPE`` in its list,
+    DATE by ``%d/%m/%Y``); ``results/views/results_views.py``
+    usebio_mp_pairs_results_summary_view_two_field / _single_field,
+    _get_traveller_info_process_board and the HANDSET board view.
     """
-    ev = root.find("EVENT")
-    assert ev is not None
-    assert ev.get("EVENT_TYPE") in ("MP_PAIRS", "CROSS_IMP", "BUTLER_PAIRS")
-    datetime.strptime(ev.findtext("DATE") or "", "%d/%m/%Y")
-    assert ev.findtext("WINNER_TYPE") in ("1", "2")
+    usebio = xmltodict.parse(data, force_list=("TRAVELLER_LINE",))["USEBIO"]
+    ev = usebio["EVENT"]
+    assert ev["@EVENT_TYPE"] in ("MP_PAIRS", "CROSS_IMP", "BUTLER_PAIRS")
+    datetime.strptime(ev.get("DATE"), "%d/%m/%Y")
+    assert ev["WINNER_TYPE"] in ("1", "2")
     names = {}
-    for item in ev.findall("PARTICIPANTS/PAIR"):
-        players = item.findall("PLAYER")
-        names[item.findtext("PAIR_NUMBER")] = [
-            (pl.find("PLAYER_NAME").text or "").title() for pl in players[:2]]  # type: ignore[union-attr]
-        for pl in players[:2]:
-            assert pl.find("NATIONAL_ID_NUMBER") is not None  # KeyError in cobalt otherwise
-        int(item.findtext("PLACE") or "")
-        float(item.findtext("PERCENTAGE") or "")
-        if ev.findtext("WINNER_TYPE") == "2":
-            assert item.findtext("DIRECTION") in ("NS", "EW")
+    for item in ev["PARTICIPANTS"]["PAIR"]:
+        player_1 = item["PLAYER"][0]["PLAYER_NAME"].title()
+        player_2 = item["PLAYER"][1]["PLAYER_NAME"].title()
+        try:
+            int(item["PLAYER"][0]["NATIONAL_ID_NUMBER"])
+            int(item["PLAYER"][1]["NATIONAL_ID_NUMBER"])
+        except TypeError:
+            pass
+        int(item["PLACE"])
+        float(item["PERCENTAGE"])
+        if ev["WINNER_TYPE"] == "2":
+            assert item["DIRECTION"] in ("NS", "EW")
+        names[item["PAIR_NUMBER"]] = f"{player_1} & {player_2}"
     lines = []
-    for board in ev.findall("BOARD"):
-        int(board.findtext("BOARD_NUMBER") or "")
-        for tl in board.findall("TRAVELLER_LINE"):
-            score = tl.findtext("SCORE") or ""
-            if not score.lstrip("-").isdigit():
-                int(score[1:3])
-            lines.append((names[tl.findtext("NS_PAIR_NUMBER")],
-                          names[tl.findtext("EW_PAIR_NUMBER")],
-                          float(tl.findtext("NS_MATCH_POINTS") or ""),
-                          float(tl.findtext("EW_MATCH_POINTS") or "")))
-    return {"names": names, "lines": lines}
+    for board in ev["BOARD"]:
+        int(board.get("BOARD_NUMBER"))
+        for tl in board.get("TRAVELLER_LINE"):
+            score = tl.get("SCORE")
+            try:
+                score = int(score)
+            except (ValueError, TypeError):
+                pass
+            ew_mp = float(tl.get("EW_MATCH_POINTS"))
+            ns_mp = float(tl.get("NS_MATCH_POINTS"))
+            if isinstance(score, str):
+                int(score[1:3])  # "A5050 ... use 1:3 as percentage"
+            lines.append((names[tl.get("NS_PAIR_NUMBER")], names[tl.get("EW_PAIR_NUMBER")],
+                          ns_mp, ew_mp, score))
+    hands = {}
+    for board in usebio["HANDSET"]["BOARD"]:
+        hands[int(board["BOARD_NUMBER"])] = {h["DIRECTION"]: h["SPADES"] for h in board["HAND"]}
+    return {"names": names, "lines": lines, "hands": hands}
 
 
 def test_usebio_one_section_reads_as_cobalt_reads_it() -> None:
     rows = [r for r in two_sections() if r.section == "A"]
     s = score_event(rows, rs.as_results(rows), method="matchpoints", numbering="by_line")
-    root = ET.fromstring(usebio.to_usebio("Monday", "2026.11.24", "pairs", "matchpoints", s,
-                                          random_dealset(range(1, 3))))
-    got = _read_like_cobalt(root)
-    assert len(got["names"]) == 4 and len(got["lines"]) == len(rows)
-    assert root.findall("HANDSET/BOARD")  # cobalt's board view reads HANDSET
+    ds = random_dealset(range(1, 3))
+    got = _read_like_cobalt(usebio.to_usebio("Monday", "2026.11.24", "pairs", "matchpoints",
+                                             s, ds))
+    assert len(got["names"]) == 4 and set(got["names"].values()) == {"Unknown & Unknown"}
+    assert len(got["lines"]) == len(rows)
+    assert sorted(ln[4] for ln in got["lines"] if isinstance(ln[4], str)) == ["A6040"]
+    assert got["hands"][1]["North"] == ds.boards[0].deal[Seat.NORTH].to_pbn().split(".")[0]  # type: ignore[index]
 
 
 def test_usebio_two_sections_read_as_importusebio_reads_them() -> None:
