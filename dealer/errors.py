@@ -54,7 +54,7 @@ class FormatError(BoardwrightError, ValueError):
         for key, value in where.items():
             if parts.get(key) is None:
                 parts[key] = value
-        return FormatError(self.message, **parts)  # type: ignore[arg-type]
+        return type(self)(self.message, **parts)  # type: ignore[arg-type]
 
     def __str__(self) -> str:
         where = []

@@ -226,7 +226,7 @@ def test_a_sealed_set_shows_no_hands(tmp_path: Path, instance: dict[str, str]) -
     ds = random_dealset(range(1, 5))
     ds.sealed = True
     path = tmp_path / "sealed.dlm"
-    formats.write(ds, path)
+    formats.write(ds, path, unseal=True)  # the machine's file: hands under Status=Sealed
     p = run("deals", "show", str(path), "--board", "2")
     assert p.returncode == 0, p.stderr
     assert "Board 2" in p.stdout and "sealed" in p.stdout

@@ -21,6 +21,7 @@ from dealer.board import Board, DealSet
 from dealer.deal import Deal
 from dealer.errors import FormatError, FormatWarning
 from dealer.formats import bigdeal_csv, bri, dge, dlm, dup
+from dealer.formats.sealing import SealedError
 from dealer.seats import Seat, Vulnerability, board_dealer, board_vulnerability
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -113,7 +114,10 @@ def test_dlm_writer_default_headline_names_boardwright(club36):
 
 def test_dlm_sealed_round_trip(club36):
     sealed = DealSet(club36.boards, sealed=True)
-    text = dlm.dumps(sealed).decode()
+    # The hands of a sealed set go into a DLM only with unseal (the machine's seal stays).
+    with pytest.raises(SealedError, match="use --unseal"):
+        dlm.dumps(sealed)
+    text = dlm.dumps(sealed, unseal=True).decode()
     assert "Status=Sealed\n" in text
     # Checksum without the "Show" bit: 0 ^ 1 ^ 36.
     assert "\nChecksum=37\n" in text
@@ -123,7 +127,9 @@ def test_dlm_sealed_round_trip(club36):
 
 def test_blind_dup_blanks_the_first_screen_part_and_reads_back_sealed(bigdeal, club36):
     plain = (bigdeal / "club36.dup").read_bytes()
-    blind = dup.dumps(DealSet(club36.boards, sealed=True))
+    with pytest.raises(SealedError, match="use --unseal"):
+        dup.dumps(DealSet(club36.boards, sealed=True))
+    blind = dup.dumps(DealSet(club36.boards, sealed=True), unseal=True)
     assert len(blind) == len(plain)
     assert blind[78:146] == b" " * 68          # board 1: no cards on the screen
     assert blind[:78] == plain[:78] and blind[146:] == plain[146:]

@@ -169,8 +169,11 @@ def test_cli_new_recreate_seal_unseal(tmp_path, monkeypatch, capsys) -> None:
     assert main(["records", str(out), "-o", str(tmp_path / "r.pdf"), "--no-dd"]) == 2
     assert main(["deals", "unseal", str(out)]) == 0
     assert formats.read(out).deals == ds.deals
-    # a sealed DLM keeps the deals for the machine but is marked sealed
+    # a DLM must hold the hands, so a sealed one is refused (before a secret is drawn) ...
     dlm = tmp_path / "s.dlm"
-    assert main(["deals", "new", "--boards", "1-4", "--seal", "-o", str(dlm)]) == 0
+    assert main(["deals", "new", "--boards", "1-4", "--seal", "-o", str(dlm)]) == 2
+    assert not dlm.exists()
+    # ... unless told to write them: then it keeps them for the machine, marked sealed
+    assert main(["deals", "new", "--boards", "1-4", "--seal", "--unseal", "-o", str(dlm)]) == 0
     assert "Status=Sealed" in dlm.read_text()
     assert len((tmp_path / "inst" / "used-secrets.txt").read_text().splitlines()) == 2

@@ -87,6 +87,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     w.add_argument("--pbn", help="write the watched play as PBN here")
     w.add_argument("--lin", help="write the watched play as LIN here")
     w.add_argument("--json", action="store_true", help="one JSON object per event")
+    w.add_argument("--unseal", action="store_true",
+                   help="write the hands of a board from a sealed set (said on stderr)")
     w.set_defaults(func=_watch)
 
     rd = vs.add_parser("render", help="write a synthetic source's frames as PNG files")
@@ -218,6 +220,7 @@ def _render(args: argparse.Namespace) -> int:
 def _watch(args: argparse.Namespace) -> int:
     from dealer import formats
     from dealer.board import DealSet
+    from dealer.formats.sealing import is_sealed
     from dealer.play_record import PlayRecordError, beer_card, board_play, to_board
     from vision.index import IndexReader
     from vision.learn import LearnedDesign, design_path
@@ -267,9 +270,14 @@ def _watch(args: argparse.Namespace) -> int:
     note = beer_card(rec, contract)
     if note:
         print(note, file=sys.stderr)
-    out = DealSet([to_board(rec, board, contract)], dict(ds.meta))
+    # A board of a sealed set stays sealed: its writers withhold or refuse the hands
+    # unless --unseal (dealer.formats.sealing).
+    out = DealSet([to_board(rec, board, contract)], dict(ds.meta), sealed=is_sealed(ds))
     for path, fmt in ((args.pbn, "pbn"), (args.lin, "lin")):
         if path:
-            formats.write(out, path, format=fmt)
+            formats.write(out, path, format=fmt, unseal=args.unseal)
             print(f"wrote the play to {path}", file=sys.stderr)
+            if args.unseal and out.sealed:
+                print(f"boardwright: unsealed: the hands of sealed set {args.file} were written "
+                      f"to {path} (--unseal)", file=sys.stderr)
     return 0

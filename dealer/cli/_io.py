@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 import warnings
 from collections.abc import Iterator
@@ -82,8 +83,6 @@ def write_text(path: str | Path, text: str) -> None:
 
 def positive_int(value: str) -> int:
     """An argparse type for counts such as ``--boards-per-round``: a whole number of 1 or more."""
-    import argparse
-
     try:
         number = int(value)
     except ValueError:
@@ -96,7 +95,34 @@ def positive_int(value: str) -> int:
 def first_board_arg(value: str) -> int:
     """``--first-board``: a board number of 1 or more."""
     if not value.isdigit() or int(value) < 1 or len(value) > 6:
-        import argparse
-
         raise argparse.ArgumentTypeError(f"{value!r} is not a board number (1-999999)")
     return int(value)
+
+
+def add_unseal(p: argparse.ArgumentParser, what: str = "write") -> None:
+    """``--unseal``: the only way a command writes (or shows) a sealed set's hands."""
+    p.add_argument("--unseal", action="store_true",
+                   help=f"{what} a sealed set's hands (said on stderr and, for a stored set, "
+                        "in the audit log); without it a sealed set's hands are never "
+                        f"{'shown' if what == 'show' else 'written'}")
+
+
+def unsealing(ds: DealSet, unseal: bool) -> bool:
+    """True when ``--unseal`` lets a sealed set's hands out (a set holding any hand)."""
+    from dealer.formats.sealing import is_sealed
+
+    return unseal and is_sealed(ds) and any(b.deal is not None for b in ds)
+
+
+def say_unsealed(source: str, target: str) -> None:
+    """The line on stderr that a sealed set's hands went out, by ``--unseal``."""
+    print(f"boardwright: unsealed: the hands of sealed set {source} were written to {target} "
+          "(--unseal)", file=sys.stderr)
+
+
+def log_unseal(store: object, set_id: int, detail: str) -> None:
+    """An ``unseal`` line in the store's audit log, for a CLI verb that worked on the store."""
+    from dealer.store import audit
+
+    audit.record(store, who=audit.cli_user(), action="unseal",  # type: ignore[arg-type]
+                 subject=f"deal set {set_id}", detail=detail)

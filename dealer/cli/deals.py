@@ -16,15 +16,26 @@ The store is the instance folder's database (``$BOARDWRIGHT_INSTANCE``,
 from __future__ import annotations
 
 import argparse
+import sys
 from collections import Counter
 from pathlib import Path
 
 from dealer import formats
 from dealer.board import DealSet
 from dealer.board_check import board_faults
-from dealer.cli._io import check_output, first_board_arg, read_set, reported_warnings
+from dealer.cli._io import (
+    add_unseal,
+    check_output,
+    first_board_arg,
+    log_unseal,
+    read_set,
+    reported_warnings,
+    say_unsealed,
+    unsealing,
+)
 from dealer.diagram import board_diagram
 from dealer.errors import BoardwrightError
+from dealer.formats.sealing import is_sealed
 from dealer.progress import Progress
 
 
@@ -38,6 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--format", help="output format (default: from OUT's extension)")
     c.add_argument("--from", dest="from_format", help="input format (default: detected)")
     _first_board_option(c)
+    add_unseal(c)
     c.set_defaults(func=cmd_convert)
 
     s = dsub.add_parser("show", help="show boards as hand diagrams")
@@ -46,6 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--from", "--format", dest="from_format",
                    help="input format (default: detected from the content)")
     _first_board_option(s)
+    add_unseal(s, "show")
     s.set_defaults(func=cmd_show)
 
     k = dsub.add_parser(
@@ -75,6 +88,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("id", type=int, help="the set's id, as `deals list` shows it")
     e.add_argument("output")
     e.add_argument("--format", help="output format (default: from OUT's extension)")
+    add_unseal(e)
     e.set_defaults(func=cmd_export)
 
     d = dsub.add_parser("delete", help="delete a deal set from the store")
@@ -103,18 +117,33 @@ def _read(path: str, fmt: str | None, *, strict: bool = False,
 def cmd_convert(args: argparse.Namespace) -> int:
     check_output(args.output)
     ds = _read(args.input, args.from_format, first_board=args.first_board)
-    fmt = formats.write(ds, args.output, format=args.format)
-    print(f"wrote {len(ds)} boards to {args.output} ({fmt.name})")
+    fmt = formats.write(ds, args.output, format=args.format, unseal=args.unseal)
+    print(f"wrote {len(ds)} boards to {args.output} ({fmt.name}){_sealed_note(ds, args)}")
+    if unsealing(ds, args.unseal):
+        say_unsealed(args.input, args.output)
     return 0
+
+
+def _sealed_note(ds: DealSet, args: argparse.Namespace) -> str:
+    """What the written file says of a sealed set: nothing when the set is not sealed."""
+    if not is_sealed(ds):
+        return ""
+    if args.unseal:
+        return ", with the hands of the sealed set (--unseal)"
+    return ", sealed: no hands written (--unseal writes them)"
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     ds = _read(args.file, args.from_format, first_board=args.first_board)
     boards = [ds.board(args.board)] if args.board is not None else list(ds)
+    sealed = is_sealed(ds) and not args.unseal
     for i, b in enumerate(boards):
         if i:
             print()
-        print(board_diagram(b, sealed=ds.sealed))
+        print(board_diagram(b, sealed=sealed))
+    if unsealing(ds, args.unseal):
+        print(f"boardwright: unsealed: the hands of sealed set {args.file} were shown (--unseal)",
+              file=sys.stderr)
     return 0
 
 
@@ -221,8 +250,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     check_output(args.output)
     with _store() as store:
         ds = store.load(args.id)
-    fmt = formats.write(ds, args.output, format=args.format)
-    print(f"wrote deal set {args.id} ({len(ds)} boards) to {args.output} ({fmt.name})")
+        fmt = formats.write(ds, args.output, format=args.format, unseal=args.unseal)
+        if unsealing(ds, args.unseal):
+            # Written first, then logged: a refused write leaves no line behind.
+            log_unseal(store, args.id, f"deals export to {args.output} ({fmt.name}) --unseal")
+            say_unsealed(f"{args.id}", args.output)
+    print(f"wrote deal set {args.id} ({len(ds)} boards) to {args.output} ({fmt.name})"
+          f"{_sealed_note(ds, args)}")
     return 0
 
 

@@ -13,12 +13,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 from dealer import formats
 from dealer.board import Board, DealSet
-from dealer.cli._io import check_output, check_outputs, read_set, write_text
+from dealer.cli._io import (
+    add_unseal,
+    check_output,
+    check_outputs,
+    read_set,
+    say_unsealed,
+    unsealing,
+    write_text,
+)
 from dealer.commit import (
     PublicFile,
     Session,
@@ -30,6 +39,7 @@ from dealer.commit import (
     verify,
 )
 from dealer.errors import BoardwrightError
+from dealer.formats.sealing import SEALED_TAG, UNSEAL_HINT, SealedError, is_sealed, policy
 from dealer.generate import (
     GENERATOR_NAME,
     default_registry,
@@ -39,16 +49,6 @@ from dealer.generate import (
 )
 
 RECORD_SCHEME = "boardwright-set-v1"
-# Formats whose files can carry a sealed set with its hands hidden by the machine.
-_SEALABLE = ("dlm", "dup")
-# Board tag marking a sealed board in formats that cannot hide hands (PBN): the
-# file carries no hands, and this tag says why.
-SEALED_TAG = "Sealed"
-
-
-def is_sealed(ds: DealSet) -> bool:
-    """Sealed by the format (DLM/DUP) or by our tag (hands removed)."""
-    return ds.sealed or any(b.tags.get(SEALED_TAG) == "Yes" for b in ds)
 
 
 def register_verbs(dsub: argparse._SubParsersAction) -> None:
@@ -60,12 +60,14 @@ def register_verbs(dsub: argparse._SubParsersAction) -> None:
     n.add_argument("--event", default="", help="event name")
     n.add_argument("-o", "--output", required=True)
     n.add_argument("--format", help="output format (default: from the extension)")
+    add_unseal(n)
     n.set_defaults(func=cmd_new)
 
     r = dsub.add_parser("recreate", help="re-make a set from its secret record")
     r.add_argument("record", help="the SET.secret.json written with the set")
     r.add_argument("-o", "--output", required=True)
     r.add_argument("--format")
+    add_unseal(r)
     r.set_defaults(func=cmd_recreate)
 
     c = dsub.add_parser("commit", help="publish a SquareDeal-style commitment before the event")
@@ -99,6 +101,9 @@ def register_verbs(dsub: argparse._SubParsersAction) -> None:
     s.add_argument("set")
     s.add_argument("--record", help="its secret record (default: SET.secret.json)")
     s.add_argument("-o", "--output", help="default: overwrite SET")
+    s.add_argument("--unseal", action="store_true",
+                   help="DLM/DUP only: keep the hands in the file for the dealing machine, "
+                        "under its own seal (Status=Sealed, blind DUP)")
     s.set_defaults(func=cmd_seal)
 
     u = dsub.add_parser("unseal", help="show a sealed set's hands again")
@@ -126,6 +131,7 @@ def register_verbs(dsub: argparse._SubParsersAction) -> None:
     a.add_argument("set")
     a.add_argument("-o", "--output", required=True)
     a.add_argument("--no-cache", action="store_true", help="solve without the instance cache")
+    add_unseal(a)
     a.set_defaults(func=cmd_analyse)
 
 
@@ -182,19 +188,25 @@ def _fmt_name(path: str, explicit: str | None) -> str:
     return formats.get(explicit or Path(path).suffix).name
 
 
-def _write_set(ds: DealSet, path: str, fmt: str | None) -> str:
-    """Write ``ds``; a sealed set goes to DLM/DUP sealed, elsewhere without its hands."""
+def _write_set(ds: DealSet, path: str, fmt: str | None, *, unseal: bool = False,
+               source: str = "") -> str:
+    """Write ``ds``: a sealed set's hands only with ``unseal`` (dealer.formats.sealing).
+
+    PBN gets a sealed set without its hands (the secret record restores them on
+    unseal); DLM and DUP, which must hold them, are refused unless ``unseal``.
+    """
     name = _fmt_name(path, fmt)
-    if ds.sealed and name not in _SEALABLE:
-        # Text formats cannot hide hands, so a sealed file simply has none; the
-        # secret record restores them on unseal.
-        ds = DealSet([Board(b.number, None, b.dealer, b.vulnerability,
-                            {**b.tags, SEALED_TAG: "Yes"}) for b in ds], dict(ds.meta), sealed=True)
-    elif not ds.sealed:
-        for b in ds:
-            b.tags.pop(SEALED_TAG, None)
-    formats.write(ds, path, format=fmt)
+    formats.write(ds, path, format=name, unseal=unseal)
+    if unsealing(ds, unseal):
+        say_unsealed(source or path, path)
     return name
+
+
+def _check_sealed_writable(sealed: bool, name: str, unseal: bool, path: str) -> None:
+    """Refuse, before a secret is drawn, to write a sealed set where it would need --unseal."""
+    if sealed and not unseal and policy(name) != "withhold":
+        raise SealedError(f"{UNSEAL_HINT} ({name} files cannot hold a sealed set without its "
+                          "hands; write PBN, or give --unseal)", path=path)
 
 
 def _secret_arg(text: str) -> str:
@@ -210,7 +222,8 @@ def cmd_new(args: argparse.Namespace) -> int:
     if args.copies < 1:
         raise BoardwrightError("--copies must be 1 or more")
     # Every check before the secret is drawn: a failure after it would waste a claimed secret.
-    _fmt_name(args.output, args.format)
+    _check_sealed_writable(args.seal, _fmt_name(args.output, args.format), args.unseal,
+                           args.output)
     check_outputs((args.output, "set"), (_record_path(args.output, None), "secret record"))
     secret = new_secret()
     default_registry().claim(secret, f"new {args.output}")
@@ -219,8 +232,9 @@ def cmd_new(args: argparse.Namespace) -> int:
     ds.sealed = args.seal
     record = _record_path(args.output, None)
     _write_record(record, secret, boards=format_boards(numbers), event=args.event,
-                  copies=args.copies, output=args.output)
-    name = _write_set(ds, args.output, args.format)
+                  copies=args.copies, output=args.output, sealed=args.seal)
+    name = _write_set(ds, args.output, args.format, unseal=args.unseal,
+                      source=f"(boards {format_boards(numbers)})")
     print(f"wrote {len(ds)} boards ({format_boards(numbers)}) to {args.output} ({name})"
           + (", sealed" if args.seal else "")
           + (f", {args.copies} copies of each board" if args.copies > 1 else ""))
@@ -231,9 +245,14 @@ def cmd_new(args: argparse.Namespace) -> int:
 def cmd_recreate(args: argparse.Namespace) -> int:
     check_output(args.output)
     data = _read_record(Path(args.record))
+    # A set made sealed comes back sealed: recreating is not a way round the seal.
+    _check_sealed_writable(bool(data.get("sealed")), _fmt_name(args.output, args.format),
+                           args.unseal, args.output)
     ds = _build_from_record(data)
-    name = _write_set(ds, args.output, args.format)
-    print(f"recreated {len(ds)} boards into {args.output} ({name})")
+    ds.sealed = bool(data.get("sealed"))
+    name = _write_set(ds, args.output, args.format, unseal=args.unseal, source=args.record)
+    print(f"recreated {len(ds)} boards into {args.output} ({name})"
+          + (", sealed" if ds.sealed and not args.unseal else ""))
     return 0
 
 
@@ -300,7 +319,9 @@ def cmd_seal(args: argparse.Namespace) -> int:
                                    f"{record}; sealing would lose them")
     ds.sealed = True
     out = args.output or args.set
-    _write_set(ds, out, None)
+    # --unseal here only lets a DLM/DUP keep its hands under the machine's seal: the
+    # written file is still sealed, so no line says the hands went out.
+    formats.write(ds, out, unseal=args.unseal and policy(_fmt_name(out, None)) == "machine")
     print(f"sealed {len(ds)} boards in {out}; 'boardwright deals unseal' shows them again")
     return 0
 
@@ -315,10 +336,13 @@ def cmd_unseal(args: argparse.Namespace) -> int:
             raise BoardwrightError(f"{args.set}, board {b.number} is not in the secret record's "
                                    f"boards ({data['boards']})")
         b.deal = again.board(b.number).deal
+        b.tags.pop(SEALED_TAG, None)
     ds.sealed = False
     out = args.output or args.set
     _write_set(ds, out, None)
     print(f"unsealed {len(ds)} boards into {out}")
+    print(f"boardwright: unsealed: the hands of sealed set {args.set} were written to {out} "
+          "(deals unseal)", file=sys.stderr)
     return 0
 
 
@@ -398,8 +422,8 @@ def cmd_analyse(args: argparse.Namespace) -> int:
 
     check_output(args.output)
     ds = read_set(args.set)
-    if is_sealed(ds):
-        raise BoardwrightError(f"{args.set} is sealed; unseal it before analysing")
+    if is_sealed(ds) and not args.unseal:
+        raise SealedError(f"{UNSEAL_HINT} (or unseal it before analysing)", path=args.set)
     boards = [b for b in ds if b.deal is not None and b.deal.is_complete]
     if not boards:
         raise BoardwrightError(f"{args.set}: no board has a full deal to analyse")
@@ -409,19 +433,31 @@ def cmd_analyse(args: argparse.Namespace) -> int:
         tags, sections = pbn_tags(table, par)
         b.tags.update(tags)
         b.sections.update(sections)
-    formats.write(ds, args.output)
+    formats.write(ds, args.output, unseal=args.unseal)
     print(f"analysed {len(boards)} boards into {args.output}")
+    if unsealing(ds, args.unseal):
+        say_unsealed(args.set, args.output)
     return 0
 
 
 # --------------------------------------------------------------------------- nouns
-def _read_for_print(path: str) -> DealSet:
+def _read_for_print(path: str, unseal: bool) -> tuple[DealSet, bool]:
+    """The set to print, and whether it was sealed; a sealed one only with ``--unseal``
+    (then as an unsealed copy, which the printers accept)."""
     ds = read_set(path)
     if not ds.boards:
         raise BoardwrightError(f"{path}: the file holds no boards; nothing to print")
     if is_sealed(ds):
-        raise BoardwrightError(f"{path} is sealed; unseal it before printing its hands")
-    return ds
+        if not unseal:
+            raise SealedError(UNSEAL_HINT, path=path)
+        if not any(b.deal is not None for b in ds):
+            raise BoardwrightError(f"{path} is sealed and holds no hands to print; "
+                                   "'boardwright deals unseal' restores them from the record")
+        ds = DealSet([Board(b.number, b.deal, b.dealer, b.vulnerability,
+                            {k: v for k, v in b.tags.items() if k != SEALED_TAG}, b.sections)
+                      for b in ds], dict(ds.meta), sealed=False)
+        return ds, True
+    return ds, False
 
 
 def register_records(sub: argparse._SubParsersAction) -> None:
@@ -434,6 +470,7 @@ def register_records(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--date", default=None)
     p.add_argument("--paper", choices=("a4", "letter"), default="a4")
     p.add_argument("--no-dd", action="store_true", help="leave out the double-dummy grid and par")
+    add_unseal(p)
     p.set_defaults(func=cmd_records)
 
 
@@ -441,7 +478,7 @@ def cmd_records(args: argparse.Namespace) -> int:
     from dealer.records import records_html, records_pdf
 
     check_outputs((args.output, "PDF"), (args.html, "HTML file"))
-    ds = _read_for_print(args.set)
+    ds, sealed = _read_for_print(args.set, args.unseal)
     meta = {"club": args.club, "event": args.event or ds.meta.get("Event", ""),
             "date": args.date or ds.meta.get("Date", "")}
     analysis = None
@@ -453,9 +490,13 @@ def cmd_records(args: argparse.Namespace) -> int:
                             analyse(full, cache=default_cache(), progress=True), strict=True))
     pages = records_pdf(ds, args.output, analysis=analysis, paper=args.paper, **meta)
     print(f"wrote {len(ds)} boards on {pages} pages to {args.output}")
+    if sealed:
+        say_unsealed(args.set, args.output)
     if args.html:
         write_text(args.html, records_html(ds, analysis=analysis, **meta))
         print(f"wrote the HTML fragment to {args.html}")
+        if sealed:
+            say_unsealed(args.set, args.html)
     return 0
 
 
@@ -465,6 +506,7 @@ def register_curtains(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", required=True, help="curtain cards PDF")
     p.add_argument("--sheets", help="also write deal sheets PDF here")
     p.add_argument("--paper", choices=("a4", "letter"), default="a4")
+    add_unseal(p)
     p.set_defaults(func=cmd_curtains)
 
 
@@ -472,12 +514,16 @@ def cmd_curtains(args: argparse.Namespace) -> int:
     from dealer.curtains import curtain_cards_pdf, deal_sheets_pdf
 
     check_outputs((args.output, "PDF"), (args.sheets, "deal sheets PDF"))
-    ds = _read_for_print(args.set)
+    ds, sealed = _read_for_print(args.set, args.unseal)
     pages = curtain_cards_pdf(ds, args.output, paper=args.paper)
     print(f"wrote {4 * len(ds)} curtain cards on {pages} pages to {args.output}")
+    if sealed:
+        say_unsealed(args.set, args.output)
     if args.sheets:
         pages = deal_sheets_pdf(ds, args.sheets, paper=args.paper)
         print(f"wrote deal sheets on {pages} pages to {args.sheets}")
+        if sealed:
+            say_unsealed(args.set, args.sheets)
     return 0
 
 

@@ -35,7 +35,8 @@ class Format:
     extensions: tuple[str, ...]
     sniff: Callable[[bytes], int]
     loads: Callable[..., DealSet]
-    dumps: Callable[[DealSet], bytes] | None
+    # dumps(dealset, *, unseal=False): every writer honours a sealed set (sealing.py).
+    dumps: Callable[..., bytes] | None
     binary: bool = False
     description: str = ""
     aliases: tuple[str, ...] = field(default=())
@@ -171,18 +172,32 @@ def read(path: str | Path, *, format: str | None = None, strict: bool = False,
     return loads(data, format=format, source=str(p), strict=strict, first_board=first_board)
 
 
-def dumps(dealset: DealSet, format: str) -> bytes:
+def dumps(dealset: DealSet, format: str, *, unseal: bool = False) -> bytes:
+    """Deal-file bytes; a sealed set's hands only with ``unseal`` (see :mod:`.sealing`)."""
     fmt = get(format)
     if fmt.dumps is None:
         raise FormatError(f"{fmt.name} is a read-only format in boardwright")
-    return fmt.dumps(dealset)
+    return fmt.dumps(dealset, unseal=unseal)
 
 
-def write(dealset: DealSet, path: str | Path, *, format: str | None = None) -> Format:
-    """Write a deal file; the format comes from ``format`` or the file's extension."""
+def writable() -> list[str]:
+    """The names of the formats boardwright can write (every one honours a seal)."""
+    return [name for name, fmt in registry().items() if fmt.dumps is not None]
+
+
+def write(dealset: DealSet, path: str | Path, *, format: str | None = None,
+          unseal: bool = False) -> Format:
+    """Write a deal file; the format comes from ``format`` or the file's extension.
+
+    A sealed set is written without its hands or refused (:mod:`dealer.formats.sealing`)
+    unless ``unseal`` is given. Nothing is written when the writer refuses.
+    """
     p = Path(path)
     fmt = get(format) if format else get(p.suffix or "?")
-    data = dumps(dealset, fmt.name)
+    try:
+        data = dumps(dealset, fmt.name, unseal=unseal)
+    except FormatError as exc:
+        raise exc.located(path=str(p)) from None
     try:
         p.write_bytes(data)
     except OSError as exc:

@@ -27,6 +27,7 @@ from dealer.formats._duplimate import (
     split_records,
     writable_boards,
 )
+from dealer.formats.sealing import for_writing
 from dealer.seats import Seat  # noqa: F401  (used by the doctest)
 
 RECORD = 128
@@ -79,8 +80,10 @@ def loads(data: bytes, *, source: str = "<data>", strict: bool = False,
     return DealSet(boards)
 
 
-def dumps(dealset: DealSet) -> bytes:
+def dumps(dealset: DealSet, *, unseal: bool = False) -> bytes:
     """Write BRI records exactly as Big Deal does."""
+    # A sealed set: no hands (PBN) or a refusal, unless told to unseal (sealing.py).
+    dealset = for_writing(dealset, "bri", unseal=unseal)
     boards = writable_boards(dealset, "bri", max_board=None, numbered=False)
     return b"".join(encode_bri(b.deal) + PADDING for b in boards)  # type: ignore[arg-type]
 

@@ -28,6 +28,7 @@ from dealer.formats._duplimate import (
     split_records,
     writable_boards,
 )
+from dealer.formats.sealing import for_writing
 
 RECORD = 128
 PADDING = b"\x00" * (RECORD - DGE_LEN)
@@ -83,8 +84,10 @@ def loads(data: bytes, *, source: str = "<data>", strict: bool = False,
     return DealSet(boards)
 
 
-def dumps(dealset: DealSet) -> bytes:
+def dumps(dealset: DealSet, *, unseal: bool = False) -> bytes:
     """Write DGE records exactly as Big Deal does."""
+    # A sealed set: no hands (PBN) or a refusal, unless told to unseal (sealing.py).
+    dealset = for_writing(dealset, "dge", unseal=unseal)
     boards = writable_boards(dealset, "dge", max_board=None, numbered=False)
     return b"".join(encode_dge(b.deal) + PADDING for b in boards)  # type: ignore[arg-type]
 

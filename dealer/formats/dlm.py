@@ -60,6 +60,7 @@ from dealer.formats._duplimate import (
     names_file,
     writable_boards,
 )
+from dealer.formats.sealing import for_writing
 
 MAX_BOARD = 99
 FILLER = "aaaaaabffffffkkkkkklpppppp"
@@ -251,8 +252,10 @@ def loads(data: bytes, *, source: str = "<data>", strict: bool = False) -> DealS
     return DealSet(result, meta=meta, sealed=not show)
 
 
-def dumps(dealset: DealSet) -> bytes:
+def dumps(dealset: DealSet, *, unseal: bool = False) -> bytes:
     """Write a DLM file exactly as Big Deal does (``Status=Sealed`` when the set is sealed)."""
+    # A sealed set: no hands (PBN) or a refusal, unless told to unseal (sealing.py).
+    dealset = for_writing(dealset, "dlm", unseal=unseal)
     boards = writable_boards(dealset, "dlm", max_board=MAX_BOARD)
     low, high = boards[0].number, boards[-1].number
     meta = dealset.meta

@@ -50,6 +50,7 @@ from dealer.formats._duplimate import (
     split_records,
     writable_boards,
 )
+from dealer.formats.sealing import for_writing
 
 RECORD = 156
 _DGE_START = BRI_LEN
@@ -148,8 +149,10 @@ def loads(data: bytes, *, source: str = "<data>", strict: bool = False,
     return DealSet(boards, meta=meta, sealed=sealed)
 
 
-def dumps(dealset: DealSet) -> bytes:
+def dumps(dealset: DealSet, *, unseal: bool = False) -> bytes:
     """Write DUP records exactly as Big Deal does (the blind variant when sealed)."""
+    # A sealed set: no hands (PBN) or a refusal, unless told to unseal (sealing.py).
+    dealset = for_writing(dealset, "dup", unseal=unseal)
     boards = writable_boards(dealset, "dup", max_board=99)
     low, high = boards[0].number, boards[-1].number
     meta = dealset.meta

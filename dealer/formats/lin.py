@@ -49,6 +49,7 @@ from dealer.deal import Deal
 from dealer.errors import BoardwrightError, FormatWarning
 from dealer.formats import Format
 from dealer.formats.pbn import Reader, check_masks, decode
+from dealer.formats.sealing import for_writing
 from dealer.play import Play
 from dealer.play_section import pbn_play_sequence, write_play
 from dealer.seats import Seat, Vulnerability
@@ -440,12 +441,14 @@ def _lin_play(board: Board) -> tuple[list[str], int]:
     return out, len(cards)
 
 
-def dumps(dealset: DealSet) -> bytes:
+def dumps(dealset: DealSet, *, unseal: bool = False) -> bytes:
     """Write one LIN line per board: ``qx``, names, ``md``, ``ah``, ``sv``, calls, play.
 
     A board with neither calls nor cards comes out as Big Deal writes it:
     ``qx|o1|md|3...|rh||ah|Board 1|sv|0|pg||``.
     """
+    # A sealed set: no hands (PBN) or a refusal, unless told to unseal (sealing.py).
+    dealset = for_writing(dealset, "lin", unseal=unseal)
     lines = []
     for board in dealset.boards:
         room = "c" if board.tags.get("Room", "").lower().startswith("c") else "o"

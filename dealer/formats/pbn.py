@@ -49,6 +49,7 @@ from dealer.cards import Card
 from dealer.deal import Deal
 from dealer.errors import BoardwrightError, FormatError, FormatWarning
 from dealer.formats import Format
+from dealer.formats.sealing import PBN_COMMENT, for_writing
 from dealer.seats import Seat, Vulnerability
 
 __all__ = ["FORMAT", "loads", "dumps", "sniff", "check_masks", "KNOWN_TAGS", "MANDATORY_TAGS"]
@@ -540,10 +541,13 @@ def _directives(dealset: DealSet) -> str:
     # The writer writes UTF-8, so a charset line read from the file is made to say so.
     lines = [_CHARSET_TEXT.sub("charset=UTF-8", line)
              for line in dealset.meta.get("%", _DEFAULT_DIRECTIVES).split("\n")
-             if line and not _COPIES.match(line.strip())]
+             if line and not _COPIES.match(line.strip()) and line.strip() != PBN_COMMENT]
     copies = dealset.meta.get("Copies")
     if copies is not None:
         lines.append(f"% boardwright copies {copies}")
+    if dealset.sealed:
+        # Said where a person opening the file looks first (PBN has no sealed tag).
+        lines.append(PBN_COMMENT)
     return "\n".join(lines)
 
 
@@ -652,7 +656,7 @@ def _pending(board: Board, meta: dict[str, str], name: str
         yield name, meta.get(name, "?"), None
 
 
-def dumps(dealset: DealSet) -> bytes:
+def dumps(dealset: DealSet, *, unseal: bool = False) -> bytes:
     """Write PBN 2.1: the directives, then one game per board, each ended by an empty line.
 
     Every tag a board holds is written, in its order, with ``Board``,
@@ -662,6 +666,8 @@ def dumps(dealset: DealSet) -> bytes:
     the standard asks. A set read from PBN is written with just its own tags.
     The deal is written from North.
     """
+    # A sealed set: no hands (PBN) or a refusal, unless told to unseal (sealing.py).
+    dealset = for_writing(dealset, "pbn", unseal=unseal)
     fill = "%" not in dealset.meta
     directives = _directives(dealset)
     out: list[str] = [directives] if directives else []

@@ -20,7 +20,8 @@ adjustment (``A+``) in the score columns' place.
 
 The first game of each section also carries that section's
 ``TotalScoreTable``. A sealed deal set's hands are never written (no
-``Deal`` tag).
+``Deal`` tag; each game is tagged ``[Sealed "Yes"]`` and the file headed by
+the sealed comment, as :mod:`dealer.formats.sealing` has the PBN writer do).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from dealer.events.model import PairKey
 from dealer.events.score import RecordedResult, Scored
 from dealer.formats.pbn import deal_to_pbn, escape
 from dealer.formats.results_csv import cell
+from dealer.formats.sealing import PBN_COMMENT, SEALED_TAG, is_sealed
 from dealer.seats import board_dealer, board_vulnerability
 
 #: The Scoring tag by the panel's scoring method (PBN 2.1's MP and IMP).
@@ -46,12 +48,14 @@ def to_pbn(name: str, date: str, scored: Scored[RecordedResult], dealset: DealSe
            scoring: str = "matchpoints") -> bytes:
     """The event's results as a PBN file (the deals from ``dealset`` unless it is sealed)."""
     boards = {b.number: b for b in dealset.boards} if dealset is not None else {}
-    hide = dealset is not None and dealset.sealed
+    # A sealed set (its flag or any board's [Sealed "Yes"]) stays sealed in its results.
+    hide = dealset is not None and is_sealed(dealset)
     mp = scoring == "matchpoints" and scored.event is not None and bool(scored.points)
     header = ["Table\\2R", "Round\\2R", "PairId_NS\\3R", "PairId_EW\\3R", "Contract\\5L",
               "Declarer\\1R", "Result\\2R", "Lead\\2L", "Score_NS\\5R", "Score_EW\\5R",
               *(_MP_COLUMNS if mp else _IMP_COLUMNS)]
-    out = ["% PBN 2.1", "% EXPORT", f"% Creator: boardwright {__version__}", ""]
+    out = ["% PBN 2.1", "% EXPORT", f"% Creator: boardwright {__version__}",
+           *([PBN_COMMENT] if hide else []), ""]
     sections = sorted({r.section for lines in scored.travellers.values() for r, _, _ in lines})
     for section in sections:
         first = True
@@ -70,6 +74,8 @@ def to_pbn(name: str, date: str, scored: Scored[RecordedResult], dealset: DealSe
                 tags.append(("Deal", deal_to_pbn(src.deal)))
             tags += [("Scoring", SCORING.get(scoring, "MP")), ("Declarer", "?"),
                      ("Contract", "?"), ("Result", "?"), ("Section", section)]
+            if hide:  # as the PBN writer marks a sealed board (dealer/formats/sealing.py)
+                tags.append((SEALED_TAG, "Yes"))
             out += [f'[{k} "{escape(v)}"]' for k, v in tags]
             out.append(f'[ScoreTable "{";".join(header)}"]')
             out += [_row(scored, r, nsv, ewv, mp) for r, nsv, ewv in mine]

@@ -7,6 +7,7 @@ import io
 from dealer.board import DealSet
 from dealer.events.score import RecordedResult, Scored
 from dealer.formats.results_csv import cell
+from dealer.formats.sealing import is_sealed
 
 
 def results_pdf(name: str, date: str, scored: Scored[RecordedResult], dealset: DealSet | None
@@ -50,7 +51,7 @@ def results_pdf(name: str, date: str, scored: Scored[RecordedResult], dealset: D
                  f"{r.declarer or '':<2} {'' if r.tricks is None else r.tricks:>2}  "
                  f"{'' if r.score is None else r.score:>6}  {cell(nsv):>6} {cell(ewv):>6}")
     c.showPage()
-    if dealset is not None and not dealset.sealed:
+    if dealset is not None and not is_sealed(dealset):
         boards = [b for b in dealset.boards if b.number in scored.travellers]
         for start in range(0, len(boards), 4):
             draw_header(c, w, h, 28.0, "", name, date, start // 4 + 1)

@@ -35,6 +35,7 @@ from dealer import __version__
 from dealer.board import DealSet
 from dealer.events.model import Artificial, EventError, PairKey
 from dealer.events.score import RecordedResult, Scored
+from dealer.formats.sealing import is_sealed
 from dealer.seats import Seat
 
 #: The DOCTYPE of real USEBIO 1.2 files (the public id scorer_to_usebio writes).
@@ -111,7 +112,7 @@ def to_usebio(name: str, date: str, kind: str, scoring: str, scored: Scored[Reco
         for sec in sections:
             _section(ET.SubElement(session, "SECTION", SECTION_ID=sec), scored, method, ids,
                      players, sec)
-    if dealset is not None and not dealset.sealed:
+    if dealset is not None and not is_sealed(dealset):
         _handset(root, dealset, set(scored.travellers))
     ET.indent(root)
     return (b'<?xml version="1.0" encoding="UTF-8"?>\n' + DOCTYPE.encode() + b"\n"
