@@ -68,10 +68,16 @@ def test_table_enters_a_round_idempotently_with_conflict_and_warning(app: Flask)
     r = _enter(other, toks[1], 1, contract=("3", "NT", ""), tricks="9", sid="b1")
     assert r.status_code == 409
     assert "board 1 was already entered at this table by table A1" in r.get_data(as_text=True)
-    # A board this table does not play now is a warning to confirm.
-    r = _enter(phone, toks[1], 7, sid="a7")
-    assert r.status_code == 422
-    assert "board 7 is not played at this table in round 1" in r.get_data(as_text=True)
+    # A board of a later round is refused, confirmed or not (fair play: issue 13) ...
+    for confirm in (False, True):
+        r = _enter(phone, toks[1], 3, sid=f"a3{confirm}", confirm=confirm)
+        assert r.status_code == 403
+        assert "board 3 is played in round 2; this table is in round 1" in r.get_data(
+            as_text=True)
+    # ... and a board this table never plays names the board.
+    r = _enter(phone, toks[1], 7, sid="a7", confirm=True)
+    assert r.status_code == 400
+    assert "board 7 is not played at this table" in r.get_data(as_text=True)
     assert _enter(phone, toks[1], 2, contract=("3", "NT", "X"), declarer="E", tricks="7",
                   sid="a2").status_code == 302
     with app.app_context():
@@ -202,10 +208,13 @@ def test_sealed_hand_is_shown_only_after_the_board_is_finished_here(app: Flask) 
     spades = north.split(".")[0]
     assert f"♠</span> {' '.join(spades)}" not in before
     assert _enter(phone, tok, 1, sid="s").status_code == 302
+    # Board 2 is still not finished at this table: still hidden, and so is board 1
+    # until the round is complete (the default reveal rule).
+    assert phone.get(f"/t/{tok}/board/2").status_code == 403
+    assert phone.get(f"/t/{tok}/board/1").status_code == 403
+    assert _enter(phone, tok, 2, sid="s2").status_code == 302
     after = phone.get(f"/t/{tok}/board/1")
     assert after.status_code == 200 and 'id="handrecord"' in after.get_data(as_text=True)
-    # Board 2 is still not finished at this table: still hidden.
-    assert phone.get(f"/t/{tok}/board/2").status_code == 403
     # The director's hand-record download refuses a sealed set.
     assert c.get(f"/dealsets/{set_id}/records.pdf").status_code == 400
 
@@ -266,7 +275,13 @@ def test_desk_corrections_audit_swap_artificial_and_exports(app: Flask) -> None:
     phone = app.test_client()
     _enter(phone, toks[1], 1, sid="1a")
     _enter(phone, toks[2], 3, contract=("2", "H", ""), declarer="S", tricks="8", sid="2a")
-    # Round 2: boards 1-2 move to table 3 (Mitchell: boards move down).
+    # Round 2: boards 1-2 move to table 3 (Mitchell: boards move down). Table 3 has not
+    # entered its round 1: it enters ahead only once the director lets it.
+    r = _enter(phone, toks[3], 1, contract=("3", "NT", ""), declarer="S", tricks="10", sid="3b",
+               rnd=2)
+    assert r.status_code == 403
+    c.post(f"/events/{ce}/desk/ahead", data={"csrf_token": csrf(c, f"/events/{ce}/desk/"),
+                                            "allow_ahead": "on"})
     r = _enter(phone, toks[3], 1, contract=("3", "NT", ""), declarer="S", tricks="10", sid="3b",
                rnd=2)
     assert r.status_code == 302

@@ -23,7 +23,7 @@ def app(tmp_path: Path) -> Flask:
 
 def _enter(client: FlaskClient, token: str, board: int, contract: str, tricks: int,
            sid: str, rnd: int = 1) -> None:
-    tok = csrf(client, f"/t/{token}?round={rnd}")
+    tok = csrf(client, f"/t/{token}")  # the table's current round: it has the form
     r = client.post(f"/t/{token}/enter?round={rnd}", data={
         "csrf_token": tok, "submission_id": sid, "board": str(board), "level": contract[0],
         "strain": contract[1:], "dbl": "", "declarer": "N", "tricks": str(tricks), "lead": ""})

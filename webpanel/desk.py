@@ -30,7 +30,11 @@ def show(ce_id: int) -> str:
                for b in s.boards if (sec, s.table, b) not in entered]
     return render_template("desk/show.html", ce=ce, name=name, date=date, scored=scored,
                            changes=rs.changes(store(), ce_id), missing=missing,
-                           window_open=rs.correction_window_open(ce))
+                           window_open=rs.correction_window_open(ce),
+                           # The cards replaced one by one are in the log by their hash:
+                           # the desk shows the director's actions.
+                           log=[a for a in rs.audit_log(store(), ce_id)
+                                if a.action != "table-card-replaced"])
 
 
 @bp.route("/rankings.json")
@@ -108,6 +112,21 @@ def adjust(ce_id: int) -> Response:
                             board, who=who(), artificial=art, not_played=art is None)
     flash(f"Board {board} table {table}: {out.status}: {out.message}",
           "ok" if out.status == "recorded" else "error")
+    return _back(ce_id)
+
+
+@bp.route("/ahead", methods=["POST"])
+@director_required
+def ahead(ce_id: int) -> Response:
+    """The director's switch: may tables enter boards ahead of their current round?"""
+    on = fields.text(request.form, "allow_ahead", 3) == "on"
+    contexts.update_event(store(), ce_id, allow_ahead=on)
+    with store().write() as s:
+        rs.add_audit(s, who(), "allow-ahead" if on else "no-ahead", f"event {ce_id}",
+                     "tables may enter ahead of their round" if on else
+                     "tables enter their current round only")
+    flash("Tables may now enter boards ahead of their round; each such entry is logged."
+          if on else "Tables enter their current round's boards only.", "ok")
     return _back(ce_id)
 
 

@@ -21,7 +21,7 @@ from webpanel import contexts
 from webpanel import fields as exact
 from webpanel.db import store
 from webpanel.lan import public_url_for
-from webpanel.security import director_required
+from webpanel.security import director_required, who
 from webpanel.tablecards import table_cards_pdf
 
 bp = Blueprint("events", __name__, url_prefix="/events")
@@ -92,7 +92,8 @@ def _event_fields() -> dict[str, object]:
                 boards_per_round=_int("boards_per_round", 2, 1, 8) or 2,
                 sections=f.get("sections", "A").replace(",", " ").split(),
                 scoring=f.get("scoring", "matchpoints"),
-                options=_options(f, movement, tables))
+                options=_options(f, movement, tables),
+                reveal_after=exact.text(f, "reveal_after", 8, "round"))
 
 
 @bp.route("/new", methods=["GET", "POST"])
@@ -128,7 +129,8 @@ def _form_of(ce_id: int) -> dict[str, str]:
             "arrow_switch": " ".join(map(str, o.get("arrow_switch", []))),  # type: ignore[call-overload]
             "ew_offset": "" if o.get("ew_offset") is None else str(o["ew_offset"]),
             "missing_pair": "" if miss is None else (
-                " ".join(map(str, miss)) if isinstance(miss, list) else str(miss))}
+                " ".join(map(str, miss)) if isinstance(miss, list) else str(miss)),
+            "reveal_after": ce.reveal_after}
 
 
 @bp.route("/<int:ce_id>/edit", methods=["GET", "POST"])
@@ -147,7 +149,9 @@ def edit(ce_id: int) -> Response | str | tuple[str, int]:
                             sections=ce.sections, scoring=ce.scoring,
                             options=ce.movement_options)
                 rs.edit_club_event(store(), ce_id, str(fields["name"]),
-                                   date=str(fields["date"]), **keep)  # type: ignore[arg-type]
+                                   date=str(fields["date"]),
+                                   reveal_after=exact.text(f, "reveal_after", 8, "round"),
+                                   **keep)  # type: ignore[arg-type]
             else:
                 fields = _event_fields()
                 rs.edit_club_event(store(), ce_id, str(fields.pop("name")),
@@ -201,6 +205,8 @@ def settings(ce_id: int) -> Response:
         values["show_traveller"] = request.form.get("show_traveller") == "on"
         values["show_hand_record"] = request.form.get("show_hand_record") == "on"
         values["correction_minutes"] = _int("correction_minutes", 30, 0, 24 * 60)
+        if "reveal_after" in request.form:
+            values["reveal_after"] = exact.text(request.form, "reveal_after", 8)
     if "deal_set_id" in request.form:
         ds = _int("deal_set_id")
         values["deal_set_id"] = ds if ds and any(s.id == ds for s in store().list()) else None
@@ -210,6 +216,34 @@ def settings(ce_id: int) -> Response:
         flash(f"{exc.field or 'form'}: {exc}", "error")
         return redirect(url_for("events.show", ce_id=ce_id))
     flash("Saved.", "ok")
+    return redirect(url_for("events.show", ce_id=ce_id))
+
+
+@bp.route("/<int:ce_id>/new-cards", methods=["POST"])
+@director_required
+def new_cards(ce_id: int) -> Response:
+    """New table cards for the session: every table gets a new token and the old
+    cards open nothing (a card left on a table, photographed or taken home)."""
+    if request.form.get("confirm") != "yes":
+        flash("Tick the box to confirm: the cards on the tables will stop working.", "error")
+        return redirect(url_for("events.show", ce_id=ce_id) + "#cards")
+    issue = rs.new_table_cards(store(), ce_id, who=who())
+    contexts.forget_contexts()
+    flash(f"New table cards issued (issue {issue}): print them and put them on the tables; "
+          "the earlier cards no longer open a table.", "ok")
+    return redirect(url_for("events.show", ce_id=ce_id) + "#cards")
+
+
+@bp.route("/<int:ce_id>/close", methods=["POST"])
+@director_required
+def close(ce_id: int) -> Response:
+    """Close the event: its table cards stop working; the director keeps every page."""
+    if request.form.get("confirm") != "yes":
+        flash("Tick the box to confirm: the table cards will stop working for good.", "error")
+        return redirect(url_for("events.show", ce_id=ce_id) + "#cards")
+    rs.close_event(store(), ce_id, who=who())
+    contexts.forget_contexts()
+    flash("Event closed: its table cards no longer open it.", "ok")
     return redirect(url_for("events.show", ce_id=ce_id))
 
 

@@ -1,9 +1,12 @@
 """The table pages: a phone at the table enters its results with the token from the QR code.
 
 The token is the only key: it opens one table of one event and nothing else
-(no director page, no other table's entry form). The hand record of a board
-reaches a table only after that table has recorded its result on it, so a
-sealed or unplayed deal is never shown early.
+(no director page, no other table's entry form), until the director prints
+new cards for the session or closes the event (then the page says so, 410).
+Fair play (:mod:`dealer.store.results.fairplay`): a table enters only its
+current round's boards; a board's hand record and traveller reach it only
+after its own result on the board and as the director's reveal rule allows;
+it changes its entries only in its current round.
 """
 
 from __future__ import annotations
@@ -11,9 +14,21 @@ from __future__ import annotations
 import hashlib
 import hmac
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass
+from typing import NoReturn
 
-from flask import Blueprint, abort, current_app, g, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    g,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask_wtf.csrf import CSRFError
 from werkzeug.wrappers import Response
 
@@ -61,20 +76,42 @@ class TableContext:
     name: str
 
 
+def _gone(title: str, message: str) -> NoReturn:
+    # 410 Gone: the card did open a table once; it never will again.
+    abort(make_response(render_template("error.html", title=title, message=message), 410))
+
+
 def _table(token: str) -> TableContext:
     found = contexts.table_context(store(), token)
     if not found:
+        if rs.replaced_card(store(), token):
+            _gone("Table card replaced", "This table card was replaced: the director has "
+                  "printed new cards for this session. Scan the QR code of the new card on "
+                  "your table.")
         abort(404)
     t, ce, ev = found
+    if ce.closed_at is not None:
+        _gone("Event closed", rs.closed_message())
     return TableContext(t, ce, rs.movement_of(ce, t.section), f"{ev.name} {ev.date}".strip())
 
 
-def _round(ctx: TableContext) -> int:
-    try:
-        r = int(request.values.get("round", ctx.ce.current_round))
-    except ValueError:
-        r = ctx.ce.current_round
-    return min(max(r, 1), ctx.movement.rounds)
+def _round(ctx: TableContext, entered: Collection[int]) -> tuple[int, str]:
+    """The round the page shows, and why not the one asked for (a later round).
+
+    A table sees its rounds up to its current one (every round while the director
+    lets tables enter ahead): a later round is not offered, and asking for it in
+    the address shows the current round with a line saying so.
+    """
+    table = ctx.token.table_no
+    cur = rs.current_round(ctx.movement, table, entered)
+    raw = request.args.get("round", "")
+    asked = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 6 else cur
+    if asked in rs.rounds_open(ctx.ce, ctx.movement, table, entered):
+        return asked, ""
+    if asked > cur:
+        return cur, (f"Round {asked} is not open to this table: it is in round {cur}, and "
+                     "enters that round's boards first.")
+    return cur, ""
 
 
 def _mine(ctx: TableContext, board: int | None = None) -> dict[int, rs.ResultLine]:
@@ -83,11 +120,10 @@ def _mine(ctx: TableContext, board: int | None = None) -> dict[int, rs.ResultLin
 
 
 @bp.route("/<token>")
-def entry(token: str) -> str:
+def entry(token: str) -> str | tuple[str, int]:
     ctx = _table(token)
     g.table_page = True
-    rnd = _round(ctx)
-    return _render(ctx, rnd)
+    return _render(ctx)
 
 
 _SAID = {
@@ -107,33 +143,47 @@ def _said(mine: dict[int, rs.ResultLine]) -> str:
     return ""
 
 
-def _render(ctx: TableContext, rnd: int, *, form: dict | None = None,
+def _render(ctx: TableContext, *, form: dict | None = None,
             warnings: list[str] | None = None, error: str = "", field: str = "",
             conflict: str = "", status: int = 200) -> tuple[str, int] | str:
-    sitting = ctx.movement.at(ctx.token.table_no, rnd)
     mine = _mine(ctx)
+    entered = set(mine)
+    table, m, ce = ctx.token.table_no, ctx.movement, ctx.ce
+    rnd, note = _round(ctx, entered)
+    cur = rs.current_round(m, table, entered)
+    sitting = m.at(table, rnd)
     said = "" if form or error or conflict else _said(mine)
-    todo = [b for b in sitting.boards if b not in mine]
+    # Boards to enter: only in the current round (or a later one while entering ahead
+    # is allowed); a finished round has none left anyway.
+    todo = [b for b in sitting.boards if b not in mine] if rnd == cur or (
+        ce.allow_ahead and rnd > cur) else []
+    shown = ce.show_traveller or ce.show_hand_record
     page = render_template(
-        "tables/entry.html", ctx=ctx, rnd=rnd, sitting=sitting, mine=mine, todo=todo,
+        "tables/entry.html", ctx=ctx, rnd=rnd, cur=cur, note=note, sitting=sitting,
+        mine=mine, todo=todo,
+        can_see={b for b in mine if shown and rs.reveals(ce.reveal_after, m, table, b, entered)},
+        can_change={b for b in mine if ce.published_at is None
+                    and rs.may_change(bool(ce.allow_ahead), m, table, b, entered)},
         form=form or {}, warnings=warnings or [], error=error, field=field, conflict=conflict,
         said=said, form_token=table_csrf(ctx.token.token),
         levels=LEVELS, strains=STRAINS, submission_id=uuid.uuid4().hex,
-        table_page=True, rounds=range(1, ctx.movement.rounds + 1))
+        table_page=True, rounds=rs.rounds_open(ce, m, table, entered))
     return (page, status) if status != 200 else page
 
 
 @bp.route("/<token>/enter", methods=["POST"])
 def enter(token: str) -> Response | str | tuple[str, int]:
+    """A table's result. The round is the board's own at this table (the movement's),
+    not the page's: a board of a later round is refused unless the director allows
+    entering ahead (:func:`dealer.store.results.submit_at_table`)."""
     ctx = _table(token)
-    rnd = _round(ctx)
     f = request.form
     level, strain, dbl = f.get("level", ""), f.get("strain", ""), f.get("dbl", "")
     passed = f.get("passed") == "on"
     # Exact choices only: a truncated "SSSS..." must not quietly become a contract.
     if not passed and (level not in "1234567" or len(level) != 1
                        or strain not in {v for v, _ in STRAINS} or dbl not in ("", "X", "XX")):
-        return _render(ctx, rnd, form=f, error="choose a level 1-7, a strain and X or XX",
+        return _render(ctx, form=f, error="choose a level 1-7, a strain and X or XX",
                        field="contract", status=400)
     contract = "PASS" if passed else level + strain + dbl
     try:
@@ -143,27 +193,30 @@ def enter(token: str) -> Response | str | tuple[str, int]:
             raise rs.EntryError("choose the board", "board")
         e = rs.Entry(board=board, contract=contract, declarer=f.get("declarer", ""),
                      tricks=fields.number(f, "tricks", 0, 13), lead=fields.text(f, "lead", 3))
-        out = rs.submit(store(), ctx.ce.id, ctx.token.section, ctx.token.table_no, rnd, e,
-                        submission_id=f.get("submission_id", ""),
-                        who=f"table {ctx.token.section}{ctx.token.table_no}",
-                        confirm=f.get("confirm") == "on", ce=ctx.ce)
+        out = rs.submit_at_table(store(), ctx.ce, ctx.token.section, ctx.token.table_no, e,
+                                 submission_id=f.get("submission_id", ""),
+                                 who=f"table {ctx.token.section}{ctx.token.table_no}",
+                                 confirm=f.get("confirm") == "on")
+    except rs.Refused as exc:
+        return _render(ctx, error=str(exc), status=403)
     except rs.EntryError as exc:
-        return _render(ctx, rnd, form=f, error=str(exc), field=exc.field, status=400)
+        return _render(ctx, form=f, error=str(exc), field=exc.field, status=400)
     if out.status == "needs-confirmation":
-        return _render(ctx, rnd, form=f, warnings=out.warnings, status=422)
+        return _render(ctx, form=f, warnings=out.warnings, status=422)
     if out.status == "conflict":
-        return _render(ctx, rnd, conflict=out.message, status=409)
+        return _render(ctx, conflict=out.message, status=409)
     # The outcome travels in the address (a board number), not in a flashed message:
     # nothing is written to the session cookie, and a reload shows the same page.
     said = "resent" if out.status == "duplicate" else "done"
-    return redirect(url_for("tables.entry", token=token, round=rnd, **{said: board}))
+    return redirect(url_for("tables.entry", token=token, **{said: board},
+                            round=rs.round_of(ctx.movement, ctx.token.table_no, board)))
 
 
 @bp.route("/<token>/fix/<int:board>", methods=["POST"])
 def fix(token: str, board: int) -> Response | str | tuple[str, int]:
-    """The table changes its own entry (until the results are published), with an audit row."""
+    """The table changes its own entry, with an audit row: only in its current round and
+    until the results are published (:func:`dealer.store.results.correct_at_table`)."""
     ctx = _table(token)
-    rnd = _round(ctx)
     f = request.form
     try:
         version = fields.number(f, "version", 1, 10**9)
@@ -182,24 +235,28 @@ def fix(token: str, board: int) -> Response | str | tuple[str, int]:
             submission_id=f.get("submission_id", "") or None, expected_version=version,
             **changes)
     except rs.EntryError as exc:
-        if exc.field == "published":
-            return _render(ctx, rnd, error=str(exc), status=403)
-        return _render(ctx, rnd, error=str(exc), field=exc.field, status=400)
+        if isinstance(exc, rs.Refused) or exc.field == "published":
+            return _render(ctx, error=str(exc), status=403)
+        return _render(ctx, error=str(exc), field=exc.field, status=400)
     if out is None:  # this table has no entry on that board
         abort(404)
     if out.status == "conflict":
-        return _render(ctx, rnd, conflict=out.message, status=409)
+        return _render(ctx, conflict=out.message, status=409)
     said = "changed" if out.status == "corrected" else "rechanged"
-    return redirect(url_for("tables.entry", token=token, round=rnd, **{said: board}))
+    return redirect(url_for("tables.entry", token=token, **{said: board},
+                            round=rs.round_of(ctx.movement, ctx.token.table_no, board)))
 
 
 @bp.route("/<token>/board/<int:board>")
-def board(token: str, board: int) -> str:
-    """The traveller so far and the hand record, once this table has played the board."""
+def board(token: str, board: int) -> str | tuple[str, int]:
+    """The traveller so far and the hand record, once this table may see the board: its
+    own result entered, and the director's reveal rule met (off, after the board, after
+    the round). Showing it is remembered, so a later change of the result is flagged."""
     ctx = _table(token)
-    if board not in _mine(ctx, board):
-        # Never before the board is finished here (sealed deals stay sealed).
-        abort(403)
+    table = ctx.token.table_no
+    why = rs.reveal_refusal(ctx.ce, ctx.movement, table, board, set(_mine(ctx)))
+    if why:
+        return render_template("error.html", title="Not yet", message=why), 403
     traveller = []
     if ctx.ce.show_traveller:
         traveller = [r for r in rs.results(store(), ctx.ce.id)
@@ -209,6 +266,7 @@ def board(token: str, board: int) -> str:
         b = _board_of(ctx, board)
         if b is not None:
             diagram = handrecord.board_fragment(b)
+    rs.record_view(store(), ctx.ce.id, ctx.token.section, table, board)
     return render_template("tables/board.html", ctx=ctx, board=board, traveller=traveller,
                            diagram=diagram, table_page=True)
 
@@ -218,9 +276,3 @@ def _board_of(ctx: TableContext, number: int) -> Board | None:
     if ds is None:
         return None
     return next((b for b in ds.boards if b.number == number), None)
-
-
-@bp.errorhandler(403)
-def _forbidden(e: Exception) -> tuple[str, int]:
-    return render_template("error.html", title="Not yet",
-                           message="This table has not finished that board yet."), 403

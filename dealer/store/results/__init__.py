@@ -8,6 +8,8 @@ is split by concern; this module gathers the public names, so callers write
 
 ===============================================  ===================================
 :mod:`~dealer.store.results.club_events`         club events, their movements, table tokens
+:mod:`~dealer.store.results.fairplay`            what a table may enter, see and change;
+                                                 new table cards, closing, the audit log
 :mod:`~dealer.store.results.entry`               what a table types, checked and recorded
 :mod:`~dealer.store.results.reading`             reading results, a result in words
 :mod:`~dealer.store.results.corrections`         corrections with the audit trail (Law 79C)
@@ -28,6 +30,7 @@ is split by concern; this module gathers the public names, so callers write
 
 from dealer.store.results.club_events import (
     METHODS,
+    REVEAL,
     check_fits,
     check_options,
     create_club_event,
@@ -65,6 +68,27 @@ from dealer.store.results.entry import (
     vulnerability_of,
     warnings_for,
 )
+from dealer.store.results.fairplay import (
+    Refused,
+    TableState,
+    add_audit,
+    audit_log,
+    close_event,
+    closed_message,
+    current_round,
+    may_change,
+    new_table_cards,
+    playing,
+    record_view,
+    replaced_card,
+    reveal_refusal,
+    reveals,
+    round_done,
+    round_of,
+    rounds_open,
+    submit_at_table,
+    table_state,
+)
 from dealer.store.results.reading import (
     ResultLine,
     as_results,
@@ -84,4 +108,8 @@ __all__ = [
     "list_events", "max_board", "movement", "movement_of", "result", "results", "set_play",
     "set_sealed", "submit", "swap_pairs", "table_results", "tokens", "update_event",
     "vulnerability_of", "warnings_for",
+    "REVEAL", "Refused", "TableState", "add_audit", "audit_log", "close_event", "closed_message",
+    "current_round", "may_change", "new_table_cards", "playing", "record_view",
+    "replaced_card", "reveal_refusal", "reveals", "round_done", "round_of", "rounds_open",
+    "submit_at_table", "table_state",
 ]

@@ -32,17 +32,20 @@ def create_club_event(store: Store, name: str, *, date: str = "", kind: str = "p
                       movement: str = "mitchell", tables: int, rounds: int | None = None,
                       boards_per_round: int = 2, sections: Iterable[str] = ("A",),
                       scoring: str = "matchpoints", deal_set_id: int | None = None,
-                      options: Mapping[str, object] | None = None) -> int:
+                      options: Mapping[str, object] | None = None,
+                      reveal_after: str = "round") -> int:
     """Create a club event and one table token per table; returns its id.
 
     ``options`` are the movement generator's (:func:`check_options`). A deal
     set without every board the movement plays is refused here, before the
-    first table finds a board missing.
+    first table finds a board missing. ``reveal_after`` is when a table sees a
+    board it has entered (:data:`REVEAL`).
     """
     ce, secs = _checked(name, kind=kind, movement=movement, tables=tables, rounds=rounds,
                         boards_per_round=boards_per_round, sections=sections,
                         scoring=scoring, options=options)
     ce.deal_set_id = deal_set_id
+    ce.reveal_after = check_reveal(reveal_after)
     m = movement_of(ce)  # refuse an impossible movement before anything is written
     check_fits(store, deal_set_id, m)
     with store.write() as s:
@@ -258,7 +261,20 @@ def list_events(store: Store) -> list[tuple[ClubEvent, Event]]:
 
 #: The settings of a club event :func:`update_event` may change.
 UPDATABLE = frozenset({"current_round", "show_traveller", "show_hand_record", "deal_set_id",
-                       "correction_minutes", "published_at", "scoring"})
+                       "correction_minutes", "published_at", "scoring", "reveal_after",
+                       "allow_ahead"})
+
+#: When a table may see a board it has entered (:mod:`~dealer.store.results.fairplay`):
+#: never, at once, or once it has entered every board of that round (the default).
+REVEAL = ("off", "board", "round")
+
+
+def check_reveal(value: object) -> str:
+    """The reveal rule, or an error naming the field."""
+    if value not in REVEAL:
+        raise EntryError(f"reveal_after must be off, board or round, not {str(value)[:20]!r}",
+                         "reveal_after")
+    return str(value)
 
 
 def update_event(store: Store, club_event_id: int, **values: object) -> None:
@@ -270,6 +286,8 @@ def update_event(store: Store, club_event_id: int, **values: object) -> None:
     for k in values:
         if k not in UPDATABLE:
             raise EntryError(f"{k} cannot be changed", k)
+    if "reveal_after" in values:
+        check_reveal(values["reveal_after"])
     if values.get("deal_set_id") is not None:
         check_fits(store, values["deal_set_id"],  # type: ignore[arg-type]
                    movement(store, club_event_id))
@@ -291,8 +309,10 @@ def result_count(store: Store, club_event_id: int) -> int:
 def edit_club_event(store: Store, club_event_id: int, name: str, *, date: str = "",
                     kind: str, movement: str, tables: int, rounds: int | None = None,
                     boards_per_round: int, sections: Iterable[str], scoring: str,
-                    options: Mapping[str, object] | None = None) -> None:
-    """Change an event's name and date, and its movement while no result is entered.
+                    options: Mapping[str, object] | None = None,
+                    reveal_after: str | None = None) -> None:
+    """Change an event's name and date (and reveal rule, if given), and its movement
+    while no result is entered.
 
     Once a table has entered a result the movement is what was played: changing
     it would move results to other pairs, so it is refused. Tables that stay
@@ -318,6 +338,8 @@ def edit_club_event(store: Store, club_event_id: int, name: str, *, date: str = 
         if ce is None or ev is None:
             raise EntryError(f"there is no club event {club_event_id}")
         ev.name, ev.date = name.strip(), date
+        if reveal_after is not None:
+            ce.reveal_after = check_reveal(reveal_after)
         if not changed:
             return
         for f in fields:

@@ -44,6 +44,12 @@ EDITABLE = ("contract", "declarer", "tricks", "lead", "ns", "ew", "ns_artificial
             "ew_artificial", "not_played", "fouled_group")
 
 
+#: Marks a correction sets besides the fields it changes (no audit row of their own):
+#: ``late`` once changed after publication, ``changed_after_view`` once a table changed
+#: a board it had been shown.
+FLAGS = ("late", "changed_after_view")
+
+
 class Stale(Exception):
     """Someone else changed the result between our read and our write."""
 

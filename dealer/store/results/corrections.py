@@ -30,9 +30,12 @@ from dealer.scoring.duplicate import score_ns
 from dealer.store.panel_models import ClubEvent, ResultRow
 from dealer.store.repository import Store
 from dealer.store.results import postgres
+from dealer.store.results.club_events import movement_of
 from dealer.store.results.common import (
     CHANGES,
+    CLUB_EVENTS,
     EDITABLE,
+    FLAGS,
     RESULTS,
     SUBMISSIONS,
     EntryError,
@@ -47,8 +50,16 @@ from dealer.store.results.common import (
     transaction,
 )
 from dealer.store.results.entry import Entry, artificial_code, contract_text, vulnerability_of
+from dealer.store.results.fairplay import (
+    Refused,
+    closed_message,
+    current_round,
+    may_change,
+    round_of,
+    viewed_clause,
+)
 from dealer.store.results.reading import (
-    AT_TABLE_BOARD_PUBLISHED,
+    AT_TABLE,
     CLUB_EVENT_BY_ID,
     RESULT_BY_ID,
     SUBMISSION_SEEN,
@@ -63,6 +74,14 @@ from dealer.store.results.reading import (
 # lock) as on PostgreSQL.
 _UPDATE_RESULT = update(RESULTS).where(RESULTS.c.id == bindparam("_rid"),
                                        RESULTS.c.version == bindparam("_read"))
+
+
+# A table's results with what guards its change: publication, closing, the switch for
+# entering ahead, and whether the table was shown the board.
+_AT_TABLE_GUARDED = (AT_TABLE.add_columns(CLUB_EVENTS.c.published_at, CLUB_EVENTS.c.closed_at,
+                                          CLUB_EVENTS.c.allow_ahead,
+                                          viewed_clause().label("viewed"))
+                     .join(CLUB_EVENTS, CLUB_EVENTS.c.id == RESULTS.c.club_event_id))
 
 
 def correction_window_open(ce: ClubEvent, at: datetime | None = None) -> bool:
@@ -109,24 +128,38 @@ def correct_at_table(store: Store, ce: ClubEvent, section: str, table: int, boar
                      expected_version: int, **values: object) -> Outcome | None:
     """A table changes its own entry on ``board``; ``None`` if it has none.
 
-    ``ce`` is the club event as read for this request: a table may change its
-    entries only until the results are published (then only the director may).
+    ``ce`` is the club event as read for this request; what guards the change is
+    read again here, with the table's results, in one query: a table may change
+    its entries only until the results are published (then only the director
+    may), only while the event is open, and only in its current round (a
+    finished round is the director's: :func:`~dealer.store.results.fairplay.may_change`).
+    A change of a board the table was already shown is flagged ``changed_after_view``.
     """
     check_reason(reason)
     check_submission_id(submission_id, required=False)
     with store.reads.connect() as conn:
-        found = conn.execute(AT_TABLE_BOARD_PUBLISHED, {"ce": ce.id, "section": section,
-                                                        "table": table, "board": board}
-                             ).first()
+        rows = conn.execute(_AT_TABLE_GUARDED, {"ce": ce.id, "section": section,
+                                                "table": table}).all()
+    found = next((r for r in rows if r.board == board), None)
     if found is None:
         return None
-    *line, published_at = found
+    *line, published_at, closed_at, allow_ahead, viewed = found
     if published_at is not None:
         raise EntryError("the results are published: ask the director", "published")
+    if closed_at is not None:
+        raise Refused(closed_message(), "closed")
+    m = movement_of(ce, section)
+    entered = {r.board for r in rows}
+    if not may_change(bool(allow_ahead), m, table, board, entered):
+        rnd = round_of(m, table, board)
+        raise Refused(f"board {board} was played in round {rnd}, which this table has "
+                      f"finished (it is in round {current_round(m, table, entered)}): "
+                      "only the director changes it now", "round")
     row = ResultLine(**dict(zip(RESULTS.c.keys(), line, strict=True)))
     try:
         return _correct(store, row.id, who=who, reason=reason, submission_id=submission_id,
-                        expected_version=expected_version, known=(row, ce), **values)
+                        expected_version=expected_version, known=(row, ce),
+                        viewed=bool(viewed), **values)
     except Stale:
         again = result(store, row.id)
         return Outcome("conflict", row.id, again.score,
@@ -137,7 +170,8 @@ def correct_at_table(store: Store, ce: ClubEvent, section: str, table: int, boar
 
 def _correct(store: Store, result_id: int, *, who: str, reason: str,
              submission_id: str | None, expected_version: int | None,
-             known: tuple[ResultLine, ClubEvent] | None = None, **values: object) -> Outcome:
+             known: tuple[ResultLine, ClubEvent] | None = None, viewed: bool = False,
+             **values: object) -> Outcome:
     for k in values:
         if k not in EDITABLE:
             raise EntryError(f"{k} cannot be corrected", k)
@@ -165,6 +199,10 @@ def _correct(store: Store, result_id: int, *, who: str, reason: str,
         new = dict(old)
         new.update(values)
         _rescore(store, ce, row, new, conn)
+    # The marks only ever go on: changed after publication (late), changed by the table
+    # after it was shown the board (flagged on the desk).
+    new["late"] = bool(row.late) or ce.published_at is not None
+    new["changed_after_view"] = bool(row.changed_after_view) or viewed
     in_window = correction_window_open(ce)
     at = now()
     changed = {k: new[k] for k in (*EDITABLE, "score") if new[k] != old[k]}
@@ -172,15 +210,18 @@ def _correct(store: Store, result_id: int, *, who: str, reason: str,
         postgres.write_correction(store, row, new, changed, old, at=at, who=who, reason=reason,
                                   in_window=in_window, submission_id=submission_id)
     else:
-        _write_correction(store, row, changed, old, at=at, who=who, reason=reason,
-                          in_window=in_window, submission_id=submission_id)
+        _write_correction(store, row, changed, {k: new[k] for k in FLAGS}, old, at=at,
+                          who=who, reason=reason, in_window=in_window,
+                          submission_id=submission_id)
     for k, v in changed.items():
         setattr(row, k, v)
+    for k in FLAGS:
+        setattr(row, k, new[k])
     row.version += 1
     return Outcome("corrected", row.id, row.score, describe(row))
 
 
-def _write_correction(store: Store, row: ResultLine, changed: dict, old: dict, *,
+def _write_correction(store: Store, row: ResultLine, changed: dict, flags: dict, old: dict, *,
                       at: datetime, who: str, reason: str, in_window: bool,
                       submission_id: str | None) -> None:
     with transaction(store) as conn:
@@ -191,7 +232,8 @@ def _write_correction(store: Store, row: ResultLine, changed: dict, old: dict, *
             except IntegrityError:
                 raise Resent() from None
         done = conn.execute(_UPDATE_RESULT, {"_rid": row.id, "_read": row.version, **changed,
-                                             "updated_at": at, "version": row.version + 1})
+                                             **flags, "updated_at": at,
+                                             "version": row.version + 1})
         if done.rowcount != 1:
             raise Stale()
         if changed:

@@ -148,8 +148,14 @@ def warnings_for(store: Store, ce: ClubEvent, section: str, table: int, round_no
 def submit(store: Store, club_event_id: int, section: str, table: int, round_no: int,
            entry: Entry, *, submission_id: str, who: str, confirm: bool = False,
            ns: int | None = None, ew: int | None = None,
-           ce: ClubEvent | None = None) -> Outcome:
-    """Record one result. Idempotent on ``submission_id``; a second entry is a conflict."""
+           ce: ClubEvent | None = None, late: bool | None = None) -> Outcome:
+    """Record one result. Idempotent on ``submission_id``; a second entry is a conflict.
+
+    A result entered after the results were published is marked ``late`` (``late``
+    given: as the caller read publication; else from ``ce``). A table's entry goes
+    through :func:`~dealer.store.results.fairplay.submit_at_table`, which holds
+    the table to its current round.
+    """
     check_submission_id(submission_id)
     # A retry of a form we already have is not looked up first: its insert meets the
     # unique constraints and _after_race answers "duplicate". One query less per entry.
@@ -174,7 +180,8 @@ def submit(store: Store, club_event_id: int, section: str, table: int, round_no:
                   round_no=round_no, board=entry.board, ns=ns, ew=ew,
                   contract="PASS" if contract.is_passed_out else contract_text(contract),
                   declarer=decl, lead=lead, tricks=None if contract.is_passed_out else tricks,
-                  score=score, entered_by=who[:100])
+                  score=score, entered_by=who[:100],
+                  late=ce.published_at is not None if late is None else late)
     try:
         if store.engine.dialect.name == "postgresql":
             rid = postgres.record_entry(store, values, submission_id)
@@ -228,7 +235,8 @@ def director_entry(store: Store, club_event_id: int, section: str, table: int, r
                          "board")
     row = ResultRow(club_event_id=club_event_id, section=section, table_no=table,
                     round_no=round_no, board=board, ns=sitting.ns, ew=sitting.ew,
-                    entered_by=who[:100], not_played=not_played and artificial is None)
+                    entered_by=who[:100], not_played=not_played and artificial is None,
+                    late=ce.published_at is not None)
     if artificial is not None:
         row.ns_artificial, row.ew_artificial = (artificial_code(a) for a in artificial)
     try:

@@ -35,6 +35,7 @@ from dealer.store.repository import Store
 from dealer.store.results.common import (
     CHANGES,
     EDITABLE,
+    FLAGS,
     RESULTS,
     SUBMISSIONS,
     Resent,
@@ -50,7 +51,7 @@ def _statements() -> tuple[Executable, Executable, Executable]:
     stamp = DateTime(timezone=True)
     entry_cols = ("club_event_id", "section", "table_no", "round_no", "board", "ns", "ew",
                   "contract", "declarer", "lead", "tricks", "score", "not_played",
-                  "fouled_group", "version", "entered_by", "created_at", "updated_at")
+                  "fouled_group", "version", "entered_by", "created_at", "updated_at", "late")
     row = (insert(RESULTS).values({c: bindparam(c, type_=RESULTS.c[c].type)
                                    for c in entry_cols})
            .returning(RESULTS.c.id).cte("row"))
@@ -64,7 +65,7 @@ def _statements() -> tuple[Executable, Executable, Executable]:
     upd = (update(RESULTS).where(RESULTS.c.id == bindparam("_rid"),
                                  RESULTS.c.version == bindparam("_read"))
            .values({c: bindparam(c, type_=RESULTS.c[c].type)
-                    for c in (*EDITABLE, "score", "updated_at", "version")})
+                    for c in (*EDITABLE, *FLAGS, "score", "updated_at", "version")})
            .returning(RESULTS.c.id).cte("upd"))
     fields = func.unnest(bindparam("_fields", type_=ARRAY(String)),
                          bindparam("_olds", type_=ARRAY(String)),
@@ -110,7 +111,7 @@ def write_correction(store: Store, row: ResultLine, new: dict, changed: dict, ol
     statement. Raises :class:`Stale` if the result's version moved since ``row`` was
     read, :class:`Resent` if this form was carried out already."""
     text = as_text
-    args = {**{k: new[k] for k in (*EDITABLE, "score")}, "updated_at": at,
+    args = {**{k: new[k] for k in (*EDITABLE, *FLAGS, "score")}, "updated_at": at,
             "version": row.version + 1, "_rid": row.id, "_read": row.version,
             "_who": who[:100], "_reason": reason, "_inw": in_window,
             "_fields": list(changed), "_olds": [text(old[k]) for k in changed],

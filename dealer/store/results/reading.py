@@ -32,8 +32,6 @@ AT_TABLE = select(RESULTS).where(RESULTS.c.club_event_id == bindparam("ce"),
                                  RESULTS.c.section == bindparam("section"),
                                  RESULTS.c.table_no == bindparam("table"))
 AT_TABLE_BOARD = AT_TABLE.where(RESULTS.c.board == bindparam("board"))
-AT_TABLE_BOARD_PUBLISHED = (AT_TABLE_BOARD.add_columns(CLUB_EVENTS.c.published_at)
-                            .join(CLUB_EVENTS, CLUB_EVENTS.c.id == RESULTS.c.club_event_id))
 SUBMISSION_SEEN = select(SUBMISSIONS.c.id).where(SUBMISSIONS.c.id == bindparam("sid"))
 RESULT_BY_ID = select(RESULTS).where(RESULTS.c.id == bindparam("rid"))
 CLUB_EVENT_BY_ID = select(CLUB_EVENTS).where(CLUB_EVENTS.c.id == bindparam("ce"))
