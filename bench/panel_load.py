@@ -6,8 +6,9 @@ tests use), each with the panel's own settings (webpanel/gunicorn_config.py).
 Each simulated table is one coroutine with one keep-alive connection (all of
 them in one asyncio process, so the client costs the two cores little): it
 opens its entry page once (the table-bound form token), then enters its
-boards round by round as fast as it can, corrects earlier
-entries once its boards are done, and now and then sends a form again
+boards round by round as fast as it can, corrects the entries
+of its last round once its boards are done (a table changes only its round in
+progress), and now and then sends a form again
 exactly as a flaky phone would (same submission id). At the end the
 database is compared with what the tables were told: a result they were
 told is recorded but is missing or different is *lost*; a row more than the
@@ -217,7 +218,10 @@ async def run_table(port: int, t: Table, deadline: float, seed: int) -> None:
                     if status != 302:
                         t.errors.append(f"retry board {board}: HTTP {status}")
             else:
-                board = rnd.choice(list(t.ledger))
+                # A table changes only its round in progress (issue 13): once every board
+                # is entered, that is its last round.
+                last = max(t.rounds.values())
+                board = rnd.choice([b for b in t.ledger if t.rounds[b] == last])
                 tricks = rnd.randint(6, 12)
                 body = _form(csrf_token=token, submission_id=uuid.uuid4().hex,
                              version=t.versions[board], contract="4S", declarer="N",

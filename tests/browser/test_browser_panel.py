@@ -169,8 +169,12 @@ def test_a_table_enters_a_full_round_on_a_phone_with_a_retry_and_a_conflict(
     # It types the board in a stale page opened before the first phone finished:
     other.goto(f"{base}/t/{toks[2]}")  # a table still to enter, to get a form ...
     other.evaluate(f"document.querySelector('#entry').action = '/t/{toks[1]}/enter?round=1'")
-    # ... with table 1's form token (a table's token opens only its own forms).
-    mine = phone.locator("input[name=csrf_token]").first.get_attribute("value")
+    # ... with table 1's form token (a table's token opens only its own forms), read from
+    # its page of the current round (round 1 is done: its page has no form any more).
+    own = phone_ctx.new_page()
+    own.goto(f"{base}/t/{toks[1]}")
+    mine = own.locator("input[name=csrf_token]").first.get_attribute("value")
+    own.close()
     other.evaluate(f"document.querySelector('#entry input[name=csrf_token]').value = '{mine}'")
     other.evaluate("(() => { const s = document.querySelector('#board');"
                    " s.add(new Option('2', '2')); s.value = '2'; })()")
