@@ -1,4 +1,5 @@
-"""The club's audit log (table ``audit_log``): who unsealed what, and when.
+"""The club's audit log (table ``audit_log``): who unsealed what, who printed new table
+cards or closed an event, which table entered ahead of its round, and when.
 
 A line is written for every act that cannot be taken back quietly, such as a
 director unsealing a deal set in the panel or ``--unseal`` on the CLI when it
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from dealer.store.models import AuditEntry
 from dealer.store.repository import Store
@@ -41,11 +43,17 @@ def _fit(text: str, size: int) -> str:
     return text if len(text) <= size else text[:size - 1] + "…"
 
 
+def add(s: Session, *, who: str, action: str, subject: str = "", detail: str = "") -> None:
+    """Add one line to the audit log in the caller's unit of work (it commits with the
+    act it records, e.g. new table cards)."""
+    values = {"who": who, "action": action, "subject": subject, "detail": detail}
+    s.add(AuditEntry(**{k: _fit(v, _SIZES[k]) for k, v in values.items()}))
+
+
 def record(store: Store, *, who: str, action: str, subject: str = "", detail: str = "") -> None:
     """Add one line to the audit log (committed at once)."""
-    values = {"who": who, "action": action, "subject": subject, "detail": detail}
     with store.write() as s:
-        s.add(AuditEntry(**{k: _fit(v, _SIZES[k]) for k, v in values.items()}))
+        add(s, who=who, action=action, subject=subject, detail=detail)
 
 
 def entries(store: Store, *, action: str | None = None, limit: int = 50) -> list[AuditLine]:

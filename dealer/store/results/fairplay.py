@@ -51,6 +51,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from dealer.events.movements import Movement, Sitting
+from dealer.store import audit
 from dealer.store.models import AuditEntry
 from dealer.store.panel_models import ClubEvent, TableToken, TableView
 from dealer.store.repository import Store
@@ -253,9 +254,8 @@ def viewed_clause() -> Exists:
 
 # ---------------------------------------------------------------- the audit log
 def add_audit(s: Session, who: str, action: str, subject: str, detail: str = "") -> None:
-    """One line of the audit log, in the caller's unit of work."""
-    s.add(AuditEntry(who=who[:100], action=action[:40], subject=subject[:200],
-                     detail=detail[:500]))
+    """One line of the audit log (:mod:`dealer.store.audit`), in the caller's unit of work."""
+    audit.add(s, who=who, action=action, subject=subject, detail=detail)
 
 
 def audit_log(store: Store, club_event_id: int | None = None) -> list[AuditEntry]:
