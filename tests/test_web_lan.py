@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from web_helpers import director, make_app, new_event, table_tokens
+from web_helpers import director, make_app, new_event, setup_code, table_tokens
 
 from dealer.cli import main
 from dealer.config import ConfigError, Settings, check_public_url
@@ -34,10 +34,11 @@ def test_the_session_cookie_is_secure_exactly_over_https(tmp_path: Path, base: s
     assert ("; Secure" in cookie) is secure, cookie
 
 
-def test_the_default_is_to_follow_the_scheme(tmp_path: Path) -> None:
+def test_the_default_is_to_follow_the_scheme(tmp_path: Path, monkeypatch) -> None:
     # Before: Secure always, unless `serve` bound to the loopback address, so a phone on
     # the LAN lost the cookie over http and every login said "Form expired".
     from webpanel import create_app
+    monkeypatch.setenv("BOARDWRIGHT_INSTANCE", str(tmp_path / "instance"))  # its setup code
     app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'bw.sqlite'}",
                       "SECRET_KEY": "x"})
     assert app.config["SESSION_COOKIE_SECURE"] == "auto"
@@ -47,7 +48,7 @@ def test_the_default_is_to_follow_the_scheme(tmp_path: Path) -> None:
     tok = re.search(r'name="csrf_token" value="([^"]+)"', page.get_data(as_text=True))[1]
     r = c.post("/setup", base_url="http://10.0.0.5",
                data={"csrf_token": tok, "name": "td", "password": "long enough pw",
-                     "again": "long enough pw"})
+                     "again": "long enough pw", "code": setup_code(app)})
     assert r.status_code == 302
 
 

@@ -203,3 +203,301 @@ def test_gunicorn_writes_no_token_in_its_access_log(tmp_path: Path) -> None:
     assert '"GET /t/<redacted> HTTP/1.1" 200' in text, text
     assert f"{base}/pads/<redacted>" in text, text  # the Referer field, redacted too
     assert table not in text and pad not in text, text
+
+
+# 4. Sessions end: log-out, password change, the CLI's reset --------------------------------
+
+def _cookie(client) -> str:
+    cookie = client.get_cookie("session")
+    assert cookie is not None, "no session cookie"
+    return cookie.value
+
+
+def _with_cookie(app: Flask, value: str):
+    other = app.test_client()
+    other.set_cookie("session", value)
+    return other
+
+
+def test_a_copied_session_cookie_stops_working_after_log_out(app: Flask) -> None:
+    c = app.test_client()
+    director(c)
+    copied = _cookie(c)
+    assert _with_cookie(app, copied).get("/events/").status_code == 200  # a copy works ...
+    _logout(c)
+    stolen = _with_cookie(app, copied)
+    r = stolen.get("/events/")  # ... until the director logs out
+    assert r.status_code == 302 and "/login" in r.headers["Location"]
+    assert stolen.get("/dealsets/").status_code == 302
+    # The store keeps only the hash of the cookie's secret: a copy of the database is no key.
+    secret = app.session_interface.get_signing_serializer(app).loads(copied)["sid"]
+    from dealer.store.panel_models import DirectorSession
+    from webpanel.db import store
+    with app.app_context(), store().read() as s:
+        rows = [(r.id, r.revoked_at) for r in s.query(DirectorSession)]
+    assert len(rows) == 1 and rows[0][1] is not None
+    assert secret not in rows[0][0] and len(rows[0][0]) == 64
+
+
+def _change(client, current: str, new: str, again: str | None = None, token: str | None = None):
+    data = {"current": current, "new": new, "again": new if again is None else again}
+    data["csrf_token"] = token if token is not None else csrf(client, "/account/password")
+    return client.post("/account/password", data=data)
+
+
+def test_a_password_change_ends_every_other_session(app: Flask) -> None:
+    laptop = app.test_client()
+    director(laptop)
+    phone = app.test_client()
+    assert _login(phone).status_code == 302
+    assert phone.get("/events/").status_code == 200
+    assert app.test_client().get("/account/password").status_code == 302  # directors only
+    assert _change(laptop, PASSWORD, "new password 1", token="").status_code == 400  # CSRF
+    r = _change(laptop, "not my password", "new password 1")
+    assert r.status_code == 400 and "current password is wrong" in r.get_data(as_text=True)
+    r = _change(laptop, PASSWORD, "new password 1", again="new password 2")
+    assert r.status_code == 400 and "differ" in r.get_data(as_text=True)
+    r = _change(laptop, PASSWORD, "short")
+    assert r.status_code == 400 and "8 characters" in r.get_data(as_text=True)
+    assert phone.get("/events/").status_code == 200  # nothing changed yet
+    r = _change(laptop, PASSWORD, "new password 1")
+    assert r.status_code == 302
+    assert "Password changed" in laptop.get(r.headers["Location"]).get_data(as_text=True)
+    assert laptop.get("/events/").status_code == 200  # this browser goes on ...
+    assert phone.get("/events/").status_code == 302  # ... the other one is signed out
+    assert _login(app.test_client()).status_code == 401  # the old password is dead
+    assert _login(app.test_client(), password="new password 1").status_code == 302
+
+
+def test_reset_password_on_the_command_line_ends_every_session(app: Flask) -> None:
+    c = app.test_client()
+    director(c)
+    runner = app.test_cli_runner()
+    out = runner.invoke(args=["reset-password", "td"], input="fresh password\nfresh password\n")
+    assert out.exit_code == 0 and "every session of theirs is ended" in out.output
+    assert c.get("/events/").status_code == 302
+    assert _login(app.test_client(), password="fresh password").status_code == 302
+    bad = runner.invoke(args=["reset-password", "nobody"], input="fresh password\n" * 2)
+    assert bad.exit_code != 0 and "no director called 'nobody'" in bad.output
+
+
+# 6. Login limits: per address and per account -------------------------------------------
+
+def _try(client, name: str, password: str, addr: str):
+    return client.post("/login", environ_base={"REMOTE_ADDR": addr},
+                       data={"csrf_token": csrf(client, "/login"), "name": name,
+                             "password": password})
+
+
+def test_one_address_trying_many_names_is_limited(app: Flask) -> None:
+    # Behind a reverse proxy everyone has the proxy's address: this is that address.
+    c = app.test_client()
+    director(c)
+    _logout(c)
+    for i in range(5):
+        assert _try(c, f"name {i}", "guess", "10.9.9.9").status_code == 401
+    r = _try(c, "td", PASSWORD, "10.9.9.9")
+    assert r.status_code == 429 and "from this device" in r.get_data(as_text=True)
+    assert _try(c, "td", PASSWORD, "10.9.9.10").status_code == 302  # another address
+
+
+def test_many_addresses_trying_one_name_lock_that_name(app: Flask) -> None:
+    # Before: only the address was counted, so a guesser with many addresses never stopped.
+    c = app.test_client()
+    director(c)
+    from webpanel.security import create_director
+    with app.app_context():
+        create_director("ann", "ann's password")
+    _logout(c)
+    for i in range(10):
+        assert _try(c, "td", f"guess {i}", f"10.0.0.{i}").status_code == 401
+    r = _try(c, "td", PASSWORD, "10.0.1.1")  # the right password, from a fresh address
+    text = r.get_data(as_text=True)
+    assert r.status_code == 429 and "Too many failed logins for the name &#39;td&#39;" in text
+    assert "reset-password" in text
+    assert _try(c, "ann", "ann's password", "10.0.1.1").status_code == 302  # others log in
+    _logout(c)
+    # An unknown name is locked the same way: the lock tells nobody which names exist.
+    for i in range(10):
+        assert _try(c, "nobody", f"guess {i}", f"10.0.2.{i}").status_code == 401
+    assert _try(c, "nobody", "x", "10.0.3.1").status_code == 429
+    # The command line lifts the lock (with a new password).
+    app.test_cli_runner().invoke(args=["reset-password", "td"], input="new password\n" * 2)
+    assert _try(c, "td", "new password", "10.0.1.1").status_code == 302
+
+
+# 7. Score pads: a limit per address, expiry, the director's list -------------------------
+
+def _new_pad(client, name: str = "p", addr: str = "10.1.1.1"):
+    return client.post("/pads/new", environ_base={"REMOTE_ADDR": addr},
+                       data={"csrf_token": csrf(client, "/pads/"), "kind": "rubber",
+                             "name": name})
+
+
+def test_one_address_may_start_only_so_many_pads(tmp_path: Path) -> None:
+    # Before: 50 pads in 0.4 s, kept for ever.
+    app = make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}", PAD_LIMIT=3)
+    c = app.test_client()
+    urls = [_new_pad(c, f"p{i}").headers["Location"] for i in range(3)]
+    r = _new_pad(c, "p3")
+    assert r.status_code == 429 and "Too many score pads" in r.get_data(as_text=True)
+    assert _new_pad(c, "other", addr="10.1.1.2").status_code == 302  # another address
+    # The pads already started are used freely by whoever holds their address.
+    player = app.test_client()
+    form = {"csrf_token": csrf(player, urls[0]), "sid": "x1", "contract": "4S",
+            "declarer": "N", "tricks": "10"}
+    assert player.post(urls[0], data=form).status_code == 302
+    assert "WE 120" in player.get(urls[0]).get_data(as_text=True)
+
+
+def test_unused_pads_expire_and_the_director_lists_and_deletes_pads(app: Flask) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from dealer.store.panel_models import Pad
+    from webpanel.db import store
+    c = app.test_client()
+    old_url = _new_pad(c, "Old pad").headers["Location"]
+    keep_url = _new_pad(c, "Kept pad").headers["Location"]
+    with app.app_context(), store().write() as s:
+        old = s.query(Pad).filter_by(name="Old pad").one()
+        old.updated_at = datetime.now(UTC) - timedelta(days=31)
+    assert app.test_client().get("/pads/all").status_code == 302  # the director's only
+    director(c)
+    page = c.get("/pads/all").get_data(as_text=True)  # listing deletes the unused lazily
+    assert "Kept pad" in page and "Old pad" not in page
+    assert c.get(old_url).status_code == 404 and c.get(keep_url).status_code == 200
+    with app.app_context(), store().read() as s:
+        keep_id = s.query(Pad).filter_by(name="Kept pad").one().id
+    assert c.post(f"/pads/all/{keep_id}/delete").status_code == 400  # no CSRF token
+    assert c.get(keep_url).status_code == 200
+    r = c.post(f"/pads/all/{keep_id}/delete", data={"csrf_token": csrf(c, "/pads/all")})
+    assert r.status_code == 302 and c.get(keep_url).status_code == 404
+    assert c.post(f"/pads/all/{10**25}/delete",
+                  data={"csrf_token": csrf(c, "/pads/all")}).status_code == 404
+
+
+def test_expire_pads_on_the_command_line(app: Flask) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from dealer.store.panel_models import Pad
+    from webpanel.db import store
+    c = app.test_client()
+    url = _new_pad(c, "Stale").headers["Location"]
+    with app.app_context(), store().write() as s:
+        s.query(Pad).update({Pad.updated_at: datetime.now(UTC) - timedelta(days=40)})
+    out = app.test_cli_runner().invoke(args=["expire-pads"])
+    assert "1 score pad unused for 30 days deleted" in out.output
+    assert c.get(url).status_code == 404
+
+
+# 8. The first run needs the setup code ----------------------------------------------------
+
+def _setup(client, code: str | None, name: str = "td", addr: str = "127.0.0.1"):
+    data = {"csrf_token": csrf(client, "/setup"), "name": name, "password": PASSWORD,
+            "again": PASSWORD}
+    if code is not None:
+        data["code"] = code
+    return client.post("/setup", data=data, environ_base={"REMOTE_ADDR": addr})
+
+
+def test_setup_is_refused_without_the_right_code(app: Flask) -> None:
+    # Before: whoever opened /setup first became the director, even from the Wi-Fi.
+    stranger = app.test_client()
+    for code in (None, "", "WRONG-CODE-HERE", "x", "y"):
+        r = _setup(stranger, code, name="mallory", addr="10.6.6.6")
+        assert r.status_code == 403, code
+        assert "Wrong or missing setup code" in r.get_data(as_text=True)
+    assert stranger.get("/").headers["Location"].endswith("/setup")  # still no director
+    assert stranger.get("/events/").status_code == 302
+    # Wrong codes count as failed logins: this address may not try more for a while.
+    r = _setup(stranger, app.config["SETUP_CODE"], name="mallory", addr="10.6.6.6")
+    assert r.status_code == 429 and "Too many wrong setup codes" in r.get_data(as_text=True)
+    owner = app.test_client()
+    assert _setup(owner, app.config["SETUP_CODE"].lower().replace("-", " ")).status_code == 302
+    assert owner.get("/events/").status_code == 200
+
+
+def test_the_setup_code_from_the_command_line(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("BOARDWRIGHT_INSTANCE", str(tmp_path / "instance"))
+    app = make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}", SETUP_CODE=None)
+    c = app.test_client()
+    r = _setup(c, "ANYT-HING-GOES")
+    assert r.status_code == 403 and "No setup code has been made yet" in r.get_data(as_text=True)
+    runner = app.test_cli_runner()
+    first = runner.invoke(args=["setup-code"]).output.split("Setup code: ")[1].split()[0]
+    second = runner.invoke(args=["setup-code"]).output.split("Setup code: ")[1].split()[0]
+    kept = tmp_path / "instance" / "setup_code"
+    assert oct(kept.stat().st_mode & 0o777) == "0o600"
+    assert second not in kept.read_text() and second.replace("-", "") not in kept.read_text()
+    assert _setup(c, first).status_code == 403  # a new code replaces the last
+    assert _setup(c, second).status_code == 302
+    assert not kept.exists()  # spent
+    again = runner.invoke(args=["setup-code"])
+    assert again.exit_code != 0 and "there is a director already" in again.output
+    # The command line still adds directors as before.
+    out = runner.invoke(args=["create-director", "ann"], input="longpassword\nlongpassword\n")
+    assert "director ann created" in out.output
+
+
+def _serve(tmp_path: Path, url: str, *args: str) -> tuple[subprocess.Popen, str, Path]:
+    port = _free_port()
+    env = {**os.environ, "BOARDWRIGHT_INSTANCE": str(tmp_path / "instance"),
+           "PYTHONUNBUFFERED": "1"}
+    log_path = tmp_path / f"serve-{port}.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "dealer", "serve", "--port", str(port),
+                                 "--database", url, *args], cwd=ROOT, env=env, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    _wait(base + "/pads/", proc)
+    return proc, base, log_path
+
+
+def _browser() -> urllib.request.OpenerDirector:
+    import http.cookiejar
+    return urllib.request.build_opener(urllib.request.HTTPCookieProcessor(
+        http.cookiejar.CookieJar()))
+
+
+def _post_form(opener, url: str, fields: dict[str, str]) -> tuple[int, str]:
+    import re
+    from urllib.parse import urlencode
+    page = opener.open(url, timeout=10).read().decode()
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page)[1]
+    data = urlencode({"csrf_token": token, **fields}).encode()
+    try:
+        with opener.open(url, data=data, timeout=10) as resp:
+            return resp.status, resp.url
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def test_serve_prints_the_setup_code_and_only_it_opens_setup(tmp_path: Path) -> None:
+    proc, base, log = _serve(tmp_path, f"sqlite:///{tmp_path / 'bw.sqlite'}")
+    try:
+        printed = log.read_text()
+        code = printed.split("Setup code: ")[1].split()[0]
+        assert f"open {base}/setup" in printed
+        fields = {"name": "td", "password": PASSWORD, "again": PASSWORD}
+        status, body = _post_form(_browser(), base + "/setup", {**fields, "code": "NOPE"})
+        assert status == 403 and "Wrong or missing setup code" in body
+        status, landed = _post_form(_browser(), base + "/setup", {**fields, "code": code})
+        assert status == 200 and landed.endswith("/events/")
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(20)
+
+
+def test_serve_demo_needs_no_setup_and_its_password_logs_in(tmp_path: Path) -> None:
+    # `make demo` ends in `boardwright serve --demo`: unattended, it prints a login instead.
+    proc, base, log = _serve(tmp_path, f"sqlite:///{tmp_path / 'bw.sqlite'}", "--demo")
+    try:
+        printed = log.read_text()
+        assert "Setup code" not in printed
+        password = printed.split("log in as 'demo', password ")[1].split(")")[0]
+        status, landed = _post_form(_browser(), base + "/login",
+                                    {"name": "demo", "password": password})
+        assert status == 200 and landed.endswith("/events/")
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(20)

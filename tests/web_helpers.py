@@ -13,11 +13,14 @@ from webpanel import create_app
 from webpanel.db import store
 
 PASSWORD = "correct horse battery"
+# The first-run code /setup asks for. The tests fix it in the settings (SETUP_CODE) rather
+# than share the instance folder's code file; tests/test_web_security.py covers the file.
+SETUP_CODE = "TEST-SETU-PCDE"
 
 
 def make_app(db_url: str, **extra: Any) -> Flask:
     cfg = {"TESTING": True, "DATABASE_URL": db_url, "SECRET_KEY": "test-secret",
-           "SESSION_COOKIE_SECURE": False, "RIG_TIME_SCALE": 0.02}
+           "SESSION_COOKIE_SECURE": False, "RIG_TIME_SCALE": 0.02, "SETUP_CODE": SETUP_CODE}
     cfg.update(extra)
     return create_app(cfg)
 
@@ -29,10 +32,19 @@ def csrf(client: FlaskClient, path: str) -> str:
     return m.group(1)
 
 
+def setup_code(app: Flask) -> str:
+    """The code /setup asks for: the settings' SETUP_CODE, else a new one as the CLI makes."""
+    if app.config.get("SETUP_CODE"):
+        return str(app.config["SETUP_CODE"])
+    from webpanel import setup_code as codes
+    with app.app_context():
+        return codes.new_code()
+
+
 def director(client: FlaskClient, name: str = "td") -> None:
     tok = csrf(client, "/setup")
     r = client.post("/setup", data={"csrf_token": tok, "name": name, "password": PASSWORD,
-                                    "again": PASSWORD})
+                                    "again": PASSWORD, "code": setup_code(client.application)})
     assert r.status_code == 302, r.get_data(as_text=True)
 
 

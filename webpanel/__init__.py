@@ -52,6 +52,15 @@ class _SchemeSessions(SecureCookieSessionInterface):
         return bool(setting)
 
 
+def _first_run_hint(app: Flask) -> None:
+    # Under gunicorn or `flask run` nobody prints a setup code: say how to get one.
+    from webpanel import security
+    with app.app_context():
+        if not security.has_director():
+            app.logger.warning("No director yet: `flask --app webpanel setup-code` prints the "
+                               "one-time code that /setup asks for.")
+
+
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the panel. ``test_config`` overrides settings (tests, bench, demo)."""
     instance = os.environ.get("BOARDWRIGHT_INSTANCE")
@@ -65,8 +74,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         PUBLIC_URL=None,           # the address on the table cards; None: the request's
         TRUSTED_PROXIES=0,         # reverse proxies in front whose X-Forwarded-* to believe
         WTF_CSRF_TIME_LIMIT=None,  # a table's page stays open all evening
-        LOGIN_LIMIT=5,             # failed logins per client ...
+        LOGIN_LIMIT=5,             # failed logins per client address ...
+        ACCOUNT_LOGIN_LIMIT=10,    # ... and per director name tried (from any address) ...
         LOGIN_WINDOW_MINUTES=15,   # ... in this many minutes
+        SETUP_CODE=None,           # None: the first-run code in the instance folder (setup_code)
+        PAD_LIMIT=20,              # score pads one client address may start ...
+        PAD_WINDOW_MINUTES=60,     # ... in this many minutes
+        PAD_EXPIRY_DAYS=30,        # a pad with no new entry for this long is deleted
         MAX_CONTENT_LENGTH=4 * 1024 * 1024,
         RIG_MACHINE="emulator",  # where the rig deals: a pyserial URL, or the emulator
         RIG_CAMERA="emulator",
@@ -109,6 +123,15 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
                publish.bp):
         app.register_blueprint(bp)
     csrf.exempt(tables.bp)  # table forms carry a token bound to the table (tables.table_csrf)
+
+    @app.context_processor
+    def _signed_in() -> dict[str, Any]:
+        # A function, so only pages that show the director's menu look the session up.
+        from webpanel.security import current_director
+        return {"signed_in": current_director}
+
+    if test_config is None:
+        _first_run_hint(app)
 
     @app.errorhandler(CSRFError)
     def _csrf(e: CSRFError) -> tuple[str, int]:

@@ -1,4 +1,4 @@
-"""Login, logout and the first-run setup of the first director."""
+"""Login, logout, the password change and the first-run setup of the first director."""
 
 from __future__ import annotations
 
@@ -11,12 +11,11 @@ from flask import (
     redirect,
     render_template,
     request,
-    session,
     url_for,
 )
 from werkzeug.wrappers import Response
 
-from webpanel import security
+from webpanel import security, setup_code
 
 bp = Blueprint("auth", __name__)
 
@@ -50,29 +49,47 @@ def local_path(nxt: str) -> str | None:
 def home() -> Response | str:
     if not security.has_director():
         return redirect(url_for("auth.setup"))
-    if session.get("director"):
+    if security.current_director():
         return redirect(url_for("events.index"))
     return render_template("home.html")
 
 
+SETUP_REFUSED = ("Wrong or missing setup code. It is printed in the terminal where "
+                 "`boardwright serve` was started; on the server, `flask --app webpanel "
+                 "setup-code` prints a new one.")
+NO_SETUP_CODE = ("No setup code has been made yet: run `flask --app webpanel setup-code` on "
+                 "the server (or start it with `boardwright serve`, which prints one) and "
+                 "enter the code here.")
+
+
 @bp.route("/setup", methods=["GET", "POST"])
-def setup() -> Response | str:
-    """First run only: create the first director."""
+def setup() -> Response | str | tuple[str, int]:
+    """First run only: create the first director, with the setup code from the console."""
     if security.has_director():
         return redirect(url_for("auth.login"))
     if request.method == "POST":
+        if security.limited():
+            minutes = current_app.config["LOGIN_WINDOW_MINUTES"]
+            return render_template("setup.html", error=(
+                f"Too many wrong setup codes from this device. Wait {minutes} minutes and "
+                "try again.")), 429
+        if not setup_code.is_set():
+            return render_template("setup.html", error=NO_SETUP_CODE), 403
+        if not setup_code.check(request.form.get("code", "")):
+            security.record_failure("(setup)")
+            return render_template("setup.html", error=SETUP_REFUSED), 403
         name = request.form.get("name", "")
         password = request.form.get("password", "")
         if password != request.form.get("again", ""):
             flash("The two passwords differ.", "error")
         else:
             try:
-                security.create_director(name, password)
+                director_id = security.create_director(name, password)
             except ValueError as exc:
                 flash(str(exc), "error")
             else:
-                session.clear()
-                session["director"] = name.strip()
+                setup_code.forget()
+                security.sign_in(director_id, name.strip())
                 return redirect(url_for("events.index"))
     return render_template("setup.html")
 
@@ -80,15 +97,13 @@ def setup() -> Response | str:
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Response | str | tuple[str, int]:
     if request.method == "POST":
-        if security.limited():
-            minutes = current_app.config["LOGIN_WINDOW_MINUTES"]
-            return render_template("login.html", error=(
-                f"Too many failed logins from this device. Wait {minutes} minutes and try "
-                "again.")), 429
         name = request.form.get("name", "")
-        if security.check_login(name, request.form.get("password", "")):
-            session.clear()  # a fresh session on login: no fixation
-            session["director"] = name.strip()
+        refused = security.refusal(name)
+        if refused:
+            return render_template("login.html", error=refused), 429
+        me = security.check_login(name, request.form.get("password", ""))
+        if me is not None:
+            security.sign_in(me.id, me.name)  # a fresh session on login: no fixation
             return redirect(local_path(request.args.get("next", ""))
                             or url_for("events.index"))
         return render_template("login.html", error="Wrong name or password."), 401
@@ -97,5 +112,30 @@ def login() -> Response | str | tuple[str, int]:
 
 @bp.route("/logout", methods=["POST"])
 def logout() -> Response:
-    session.clear()
+    security.sign_out()
     return redirect(url_for("auth.login"))
+
+
+@bp.route("/account/password", methods=["GET", "POST"])
+@security.director_required
+def password() -> Response | str | tuple[str, int]:
+    """The signed-in director changes the password; every other session ends."""
+    if request.method == "POST":
+        me = security.current_director()
+        assert me is not None  # director_required
+        if security.limited():
+            minutes = current_app.config["LOGIN_WINDOW_MINUTES"]
+            return render_template("password.html", error=(
+                f"Too many wrong passwords from this device. Wait {minutes} minutes.")), 429
+        new = request.form.get("new", "")
+        if new != request.form.get("again", ""):
+            return render_template("password.html",
+                                   error="The two new passwords differ."), 400
+        try:
+            security.change_password(me, request.form.get("current", ""), new)
+        except ValueError as exc:
+            return render_template("password.html", error=f"Not changed: {exc}."), 400
+        security.sign_in(me.id, me.name)  # this browser goes on with a new session
+        flash("Password changed. Every other browser signed in as you is signed out.", "ok")
+        return redirect(url_for("events.index"))
+    return render_template("password.html")

@@ -101,6 +101,15 @@ def run(args: argparse.Namespace) -> int:
             set_password("demo", password)
         lines = [f"\n7. The panel: {served}/  (log in as 'demo', password {password})",
                  "   Ctrl+C stops it."]
+    else:
+        with app.app_context():
+            from webpanel import setup_code
+            from webpanel.security import has_director
+            if not has_director():
+                # Only who sees this terminal may become the first director (not the Wi-Fi).
+                lines += [f"First run: open {served}/setup and give the one-time setup code",
+                          f"Setup code: {setup_code.new_code()}",
+                          "   (`flask --app webpanel setup-code` prints a new one)"]
     if args.lan or public:
         lines.append(f"Phones and table cards: {phones}/")
     if fp:

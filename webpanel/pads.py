@@ -3,20 +3,38 @@
 A pad's address holds its own token, so a table can keep it open all
 evening; every entry is stored at once, so a reload loses nothing. Each form
 carries a submission id: a resent form is recognised and not counted twice.
+
+Anyone may start a pad, but one address at most ``PAD_LIMIT`` an hour
+(``PAD_WINDOW_MINUTES``); a pad with no new entry for ``PAD_EXPIRY_DAYS`` is
+deleted when the next pad is started or the director lists them
+(``/pads/all``, where the director also deletes pads), or by
+``flask --app webpanel expire-pads``.
 """
 
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 from typing import Any
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from werkzeug.wrappers import Response
 
 from dealer.errors import BoardwrightError
 from dealer.pads import KINDS, PadError
 from dealer.store import pads as store_pads
+from dealer.store.pads import PadLimitError
 from webpanel.db import store
+from webpanel.security import client, director_required
 
 bp = Blueprint("pads", __name__, url_prefix="/pads")
 
@@ -37,11 +55,37 @@ def new() -> Response | tuple[str, int]:
                  "first_dealer": 0}
     elif kind == "chicago":
         setup = {"scoring": request.form.get("scoring", "chicago")}
+    cfg = current_app.config
+    store_pads.expire(store(), int(cfg["PAD_EXPIRY_DAYS"]))  # lazily: no timer to run
     try:
-        token = store_pads.create(store(), kind, request.form.get("name", ""), setup)
+        token = store_pads.create(store(), kind, request.form.get("name", ""), setup,
+                                  client=client(), limit=int(cfg["PAD_LIMIT"]),
+                                  window=timedelta(minutes=int(cfg["PAD_WINDOW_MINUTES"])))
+    except PadLimitError as exc:
+        return render_template("pads/index.html", kinds=KINDS,
+                               error=f"Too many score pads: {exc}."), 429
     except BoardwrightError as exc:  # PadError, or the game's own (e.g. 11 players)
         return render_template("pads/index.html", kinds=KINDS, error=str(exc)), 400
     return redirect(url_for("pads.show", token=token))
+
+
+@bp.route("/all")
+@director_required
+def listing() -> str:
+    """The director's list of every pad, with a delete button each."""
+    days = int(current_app.config["PAD_EXPIRY_DAYS"])
+    store_pads.expire(store(), days)
+    return render_template("pads/all.html", pads=store_pads.all_pads(store()), days=days)
+
+
+@bp.route("/all/<int:pad_id>/delete", methods=["POST"])
+@director_required
+def delete(pad_id: int) -> Response:
+    # A number past the database's integers is no pad (SQLite would overflow on it).
+    if pad_id > 2**63 - 1 or not store_pads.remove(store(), pad_id):
+        abort(404)
+    flash(f"Score pad {pad_id} deleted.", "ok")
+    return redirect(url_for("pads.listing"))
 
 
 @bp.route("/<token>")

@@ -1,7 +1,10 @@
 """Score pads in the store: the setup and the entry log of each pad (see :mod:`dealer.pads`).
 
 Each entry carries the client's submission id (``sid``); an entry whose id is
-already in the log is a retry and changes nothing.
+already in the log is a retry and changes nothing. A pad remembers the address
+that started it, so that one address cannot start pads without end
+(:func:`create`'s ``limit``), and pads nobody writes to any more are deleted
+(:func:`expire`).
 
 >>> from dealer.store import Store
 >>> with Store.open("sqlite://") as st:
@@ -17,10 +20,10 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm.exc import StaleDataError
 
 from dealer.pads import PadError, PadView, apply, check_setup, replay
@@ -28,14 +31,49 @@ from dealer.store.panel_models import Pad
 from dealer.store.repository import Store
 
 
-def create(store: Store, kind: str, name: str, setup: dict[str, Any]) -> str:
-    """A new pad; returns its token (the pad's address)."""
+class PadLimitError(PadError):
+    """One address has started too many pads lately."""
+
+
+def create(store: Store, kind: str, name: str, setup: dict[str, Any], *, client: str = "",
+           limit: int | None = None, window: timedelta = timedelta(hours=1)) -> str:
+    """A new pad; returns its token (the pad's address).
+
+    ``client`` is the address that asks; with ``limit``, it may have started
+    at most that many pads within ``window`` (else :class:`PadLimitError`).
+    """
     clean = check_setup(kind, setup)
     name = name.strip()[:100] or kind.title()
     token = secrets.token_urlsafe(12)
     with store.write() as s:
-        s.add(Pad(kind=kind, name=name, token=token, setup=clean, entries=[]))
+        if limit is not None:
+            since = datetime.now(UTC) - window
+            started = s.scalar(select(func.count()).select_from(Pad).where(
+                Pad.client == client[:100], Pad.created_at >= since)) or 0
+            if started >= limit:
+                minutes = round(window.total_seconds() / 60)
+                raise PadLimitError(
+                    f"this device has started {started} score pads in the last {minutes} "
+                    f"minutes, the most allowed: keep using one of them (its address is in "
+                    f"the browser's history), or wait and try again")
+        s.add(Pad(kind=kind, name=name, token=token, setup=clean, entries=[],
+                  client=client[:100]))
     return token
+
+
+def expire(store: Store, days: int) -> int:
+    """Delete the pads with no new entry for ``days`` days; returns how many went."""
+    cutoff = datetime.now(UTC) - timedelta(days=days)
+    with store.write() as s:
+        gone = s.execute(delete(Pad).where(Pad.updated_at < cutoff))
+        return int(getattr(gone, "rowcount", 0) or 0)
+
+
+def remove(store: Store, pad_id: int) -> bool:
+    """Delete one pad (the director's list); False when there is none of that id."""
+    with store.write() as s:
+        gone = s.execute(delete(Pad).where(Pad.id == pad_id))
+        return bool(getattr(gone, "rowcount", 0))
 
 
 def _get(s: Any, token: str, lock: bool = False) -> Pad:

@@ -149,9 +149,10 @@ def lan_namespace() -> Iterator[tuple[str, str]]:
         subprocess.run(["ip", "netns", "del", tag], capture_output=True)
 
 
-def _director_sets_up(page, base: str) -> None:
+def _director_sets_up(page, base: str, code: str) -> None:
     page.goto(base + "/")
     assert "/setup" in page.url
+    page.fill("input[name=code]", code)  # as printed by `boardwright serve`
     page.fill("input[name=name]", "td")
     page.fill("input[name=password]", PASSWORD)
     page.fill("input[name=again]", PASSWORD)
@@ -204,10 +205,10 @@ def _phone_enters(browser_, url: str) -> str:
     return text
 
 
-def _club_night(browser_, base: str, phones: str, tmp: Path) -> None:
+def _club_night(browser_, base: str, phones: str, tmp: Path, code: str) -> None:
     laptop = browser_.new_context(**LAPTOP)
     page = laptop.new_page()
-    _director_sets_up(page, base)
+    _director_sets_up(page, base, code)
     # Plain http: the session cookie must not be Secure, or the browser drops it.
     cookies = laptop.cookies()
     assert cookies and not any(c["secure"] for c in cookies)
@@ -227,7 +228,7 @@ def test_serve_lan_from_another_machine_on_a_veth_pair(launch, tmp_path: Path) -
             assert panel.printed("Phones and table cards:") == phones + "/"
             assert panel.printed("The panel:").startswith(phones + "/")
             assert _decode_terminal_qr(panel.qr) == phones + "/"
-            _club_night(launch(), phones, phones, tmp_path)
+            _club_night(launch(), phones, phones, tmp_path, panel.printed("Setup code:"))
 
 
 def test_serve_on_127_0_0_2_with_a_public_url_unlike_the_bind_address(
@@ -241,7 +242,7 @@ def test_serve_on_127_0_0_2_with_a_public_url_unlike_the_bind_address(
         b = launch(f"--host-resolver-rules=MAP {NAME} 127.0.0.2")
         # The director opens the public name too: for Chromium it is no secure context,
         # as 127.0.0.2 itself would be, so a Secure cookie would be dropped there.
-        _club_night(b, public, public, tmp_path)
+        _club_night(b, public, public, tmp_path, panel.printed("Setup code:"))
 
 
 def test_https_with_a_self_signed_certificate_and_its_fingerprint(
@@ -261,7 +262,7 @@ def test_https_with_a_self_signed_certificate_and_its_fingerprint(
         b = launch(f"--host-resolver-rules=MAP {NAME} 127.0.0.2")
         ctx = b.new_context(ignore_https_errors=True, **LAPTOP)  # the phone's "trust it"
         page = ctx.new_page()
-        _director_sets_up(page, public)
+        _director_sets_up(page, public, panel.printed("Setup code:"))
         assert all(c["secure"] for c in ctx.cookies())  # over HTTPS the cookie is Secure
         urls = _card_urls(page, tmp_path)
         assert urls and all(u.startswith(public + "/t/") for u in urls)
