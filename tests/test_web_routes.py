@@ -38,7 +38,8 @@ from webpanel.tables import table_csrf as _table_csrf
 # creating a score pad, static files).
 ACCESS: dict[str, str] = {
     "auth.home": "public", "auth.login": "public", "auth.logout": "public",
-    "auth.setup": "public", "static": "public",
+    "auth.setup": "public", "static": "public", "auth.password": "director",
+    "pads.listing": "director", "pads.delete": "director",
     "pads.index": "public", "pads.new": "public", "pads.show": "pad", "pads.add": "pad",
     "tables.entry": "table", "tables.board": "table", "tables.enter": "table",
     "tables.fix": "table",
@@ -110,14 +111,18 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
                                   "name": "Tuesday rubber"})
     assert r.status_code == 302, r.get_data(as_text=True)
     pad = r.headers["Location"].rstrip("/").split("/")[-1]
+    with app.app_context():
+        from dealer.store import pads
+        pad_id = next(p.id for p in pads.all_pads(store()) if p.token == pad)
     yield {"app": app, "ce": ce, "set": set_id, "tokens": tokens, "stale": stale,
-           "board": board, "result": result_id, "pad": pad}
+           "board": board, "result": result_id, "pad": pad, "pad_id": pad_id}
 
 
 def good_values(world: dict, rule: Rule, *, token: str | None = None) -> dict[str, str]:
     """Real values for each parameter of ``rule`` (table 1's token unless told)."""
     known = {"ce_id": world["ce"], "set_id": world["set"], "result_id": world["result"],
              "job_id": 1, "board": world["board"], "fmt": "csv", "filename": "style.css",
+             "pad_id": world["pad_id"],
              "token": token or (world["pad"] if rule.endpoint.startswith("pads.")
                                 else world["tokens"][1])}
     missing = set(rule.arguments) - set(known)

@@ -81,8 +81,7 @@ def listing() -> str:
 @bp.route("/all/<int:pad_id>/delete", methods=["POST"])
 @director_required
 def delete(pad_id: int) -> Response:
-    # A number past the database's integers is no pad (SQLite would overflow on it).
-    if pad_id > 2**63 - 1 or not store_pads.remove(store(), pad_id):
+    if not store_pads.remove(store(), pad_id):
         abort(404)
     flash(f"Score pad {pad_id} deleted.", "ok")
     return redirect(url_for("pads.listing"))
