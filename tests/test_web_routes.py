@@ -221,18 +221,46 @@ def test_another_tables_token_never_shows_or_changes_table_1s_result(world: dict
 
 # -- a token that no longer opens anything ----------------------------------------------------
 
-def test_a_token_of_a_deleted_event_opens_nothing(world: dict) -> None:
+def _dead_tokens(world: dict) -> dict[str, str]:
+    """A card of a deleted event, a card replaced by new ones, and a card of a closed event."""
     app = world["app"]
     c = app.test_client()
-    tok = world["stale"]
-    for rule in rules(app):
-        if access(rule.endpoint) != "table":
-            continue
-        for method in methods(rule):
-            url = address(rule, good_values(world, rule, token=tok))
-            resp = ask(c, method, url, {"csrf_token": table_csrf(app, tok)})
-            check_answer(resp, method, url)
-            assert resp.status_code in (403, 404, 410), (method, url, resp.status_code)
+    director_login(c)
+    dead = {"deleted event": world["stale"]}
+    ce = new_event(c, name="Reissued", tables="3")
+    old = table_tokens(app, ce)[1]
+    r = c.post(f"/events/{ce}/new-cards", data={"csrf_token": csrf(c, f"/events/{ce}"),
+                                                 "confirm": "yes"})
+    assert r.status_code == 302
+    assert table_tokens(app, ce)[1] != old
+    dead["replaced card"] = old
+    ce = new_event(c, name="Closed", tables="3")
+    closed = table_tokens(app, ce)[1]
+    assert c.get(f"/t/{closed}").status_code == 200  # it worked until the close
+    r = c.post(f"/events/{ce}/close", data={"csrf_token": csrf(c, f"/events/{ce}"),
+                                            "confirm": "yes"})
+    assert r.status_code == 302
+    dead["closed event"] = closed
+    return dead
+
+
+def test_a_dead_token_opens_nothing(world: dict) -> None:
+    """A deleted event's card, a card replaced by new ones, a closed event's card."""
+    app = world["app"]
+    c = app.test_client()
+    dead = _dead_tokens(world)
+    for why, tok in dead.items():
+        for rule in rules(app):
+            if access(rule.endpoint) != "table":
+                continue
+            for method in methods(rule):
+                url = address(rule, good_values(world, rule, token=tok))
+                resp = ask(c, method, url, {"csrf_token": table_csrf(app, tok), "board": "1",
+                                            "level": "1", "strain": "C", "declarer": "N",
+                                            "tricks": "7", "submission_id": "dead-" + why})
+                check_answer(resp, method, url)
+                assert resp.status_code in (403, 404, 410), (why, method, url,
+                                                             resp.status_code)
 
 
 # -- every path parameter replaced by nonsense ------------------------------------------------
