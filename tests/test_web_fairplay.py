@@ -474,3 +474,25 @@ def test_closing_is_checked_fresh_whatever_the_panel_keeps(tmp_path: Path) -> No
         with st.read() as s:
             assert [a.action for a in s.scalars(select(AuditEntry))] == ["close-event"]
         contexts.forget_contexts()
+
+
+def test_the_reveal_rule_is_set_on_the_event_form_and_checked(app: Flask) -> None:
+    c = app.test_client()
+    director(c)
+    ce = new_event(c)
+    with app.app_context():
+        assert rs.get_event(store(), ce).reveal_after == "round"  # the default
+    ce = new_event(c, reveal_after="off")
+    page = c.get(f"/events/{ce}/edit").get_data(as_text=True)
+    assert '<option value="off" selected>' in page
+    form = {"csrf_token": csrf(c, f"/events/{ce}/edit"), "name": "Monday pairs",
+            "kind": "pairs", "movement": "mitchell", "tables": "3", "boards_per_round": "2",
+            "sections": "A", "scoring": "matchpoints"}
+    assert c.post(f"/events/{ce}/edit", data=form).status_code == 302  # no rule sent: kept
+    r = c.post(f"/events/{ce}/edit", data={**form, "reveal_after": "never"})
+    assert r.status_code == 400 and "reveal_after: reveal_after must be off, board or round" \
+        in r.get_data(as_text=True)
+    assert c.post(f"/events/{ce}/edit", data={**form, "reveal_after": "board"}
+                  ).status_code == 302
+    with app.app_context():
+        assert rs.get_event(store(), ce).reveal_after == "board"

@@ -86,14 +86,15 @@ def _event_fields() -> dict[str, object]:
     f = request.form
     movement = f.get("movement", "mitchell")
     tables = _int("tables", 0, 0, 40) or 0
-    return dict(name=f.get("name", ""), date=exact.text(f, "date", 32),
-                kind=f.get("kind", "pairs"), movement=movement, tables=tables,
-                rounds=_int("rounds", None, 1, 40),
-                boards_per_round=_int("boards_per_round", 2, 1, 8) or 2,
-                sections=f.get("sections", "A").replace(",", " ").split(),
-                scoring=f.get("scoring", "matchpoints"),
-                options=_options(f, movement, tables),
-                reveal_after=exact.text(f, "reveal_after", 8, "round"))
+    out: dict[str, object] = dict(
+        name=f.get("name", ""), date=exact.text(f, "date", 32), kind=f.get("kind", "pairs"),
+        movement=movement, tables=tables, rounds=_int("rounds", None, 1, 40),
+        boards_per_round=_int("boards_per_round", 2, 1, 8) or 2,
+        sections=f.get("sections", "A").replace(",", " ").split(),
+        scoring=f.get("scoring", "matchpoints"), options=_options(f, movement, tables))
+    if "reveal_after" in f:  # absent (an older form): the event keeps its rule
+        out["reveal_after"] = exact.text(f, "reveal_after", 8)
+    return out
 
 
 @bp.route("/new", methods=["GET", "POST"])
@@ -150,7 +151,7 @@ def edit(ce_id: int) -> Response | str | tuple[str, int]:
                             options=ce.movement_options)
                 rs.edit_club_event(store(), ce_id, str(fields["name"]),
                                    date=str(fields["date"]),
-                                   reveal_after=exact.text(f, "reveal_after", 8, "round"),
+                                   reveal_after=exact.text(f, "reveal_after", 8) or None,
                                    **keep)  # type: ignore[arg-type]
             else:
                 fields = _event_fields()
