@@ -39,11 +39,21 @@ def _zxing(symbology: str) -> Callable[[np.ndarray], list[str]]:
 
     fmt = zxingcpp.BarcodeFormat.QRCode if symbology == "qr" else zxingcpp.BarcodeFormat.Code128
 
-    def decode(grey: np.ndarray) -> list[str]:
-        # Our symbols are dark on light, so the inverted pass is wasted time.
-        found = zxingcpp.read_barcodes(grey, formats=fmt, try_invert=False,
-                                       text_mode=zxingcpp.TextMode.Plain)
+    def read(img: np.ndarray) -> list[str]:
+        # Our symbols are dark on light, so the inverted pass is wasted time; and at
+        # the gate a symbol is never so large that a downscaled copy reads better.
+        found = zxingcpp.read_barcodes(img, formats=fmt, try_invert=False, try_rotate=False,
+                                       try_downscale=False, text_mode=zxingcpp.TextMode.Plain)
         return [b.text for b in found if b.valid]
+
+    def decode(grey: np.ndarray) -> list[str]:
+        if symbology == "qr":  # a QR symbol is found at any angle in one pass
+            return read(grey)
+        # A 1D code is scanned along rows. At the gate the card lies long side across
+        # the frame, so its Code128 (printed across each end) runs down the frame: the
+        # transposed frame is scanned first, and the frame itself only when that finds
+        # nothing. zxing's own try_rotate scans both every time, for three times the cost.
+        return read(cv2.transpose(grey)) or read(grey)
 
     return decode
 
@@ -84,16 +94,18 @@ class BarcodeReader:
         self.method = f"barcode/{symbology}/{backend}"
         self._decode = (_zxing if backend == "zxing" else _zbar)(symbology)
 
-    def texts(self, frame: np.ndarray) -> list[str]:
+    def texts(self, frame: np.ndarray, grey: np.ndarray | None = None) -> list[str]:
         """Every decoded text in the frame, as the back-end returned it."""
-        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        if grey is None:
+            grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
         return self._decode(np.ascontiguousarray(grey))
 
     def read(self, frame: np.ndarray) -> Outcome:
-        texts = self.texts(frame)
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        texts = self.texts(frame, grey)
         distinct = sorted(set(texts))
         if not distinct:
-            return _why_unread(frame)
+            return _why_unread(frame, grey)
         parsed = [payload.parse(t) for t in distinct]
         valid = [p for p in parsed if p is not None]
         if len(distinct) > 1:
@@ -121,18 +133,18 @@ class BarcodeReader:
         # card: the outline decides (issue 15: 27 of 70 such frames were read).
         from vision.locate import locate
 
-        found = locate(frame)
+        found = locate(frame, grey)  # the outline only: the face is never warped here
         if isinstance(found, Reject) and found.reason is Reason.TWO_CARDS:
             return Reject(Reason.TWO_CARDS, f"{p.card} decoded, but the outline shows two cards "
                           f"({found.detail})")
         return Read(p.card, self.method, ev)
 
 
-def _why_unread(frame: np.ndarray) -> Reject:
+def _why_unread(frame: np.ndarray, grey: np.ndarray | None = None) -> Reject:
     """No symbol decoded: no card, a back, or a face whose codes are covered or unreadable."""
     from vision.locate import locate
 
-    found = locate(frame)
+    found = locate(frame, grey)
     if isinstance(found, Reject):
         return found
     share = paper_share(found.face)

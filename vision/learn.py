@@ -59,7 +59,7 @@ from dealer.cards import Card, Rank, Suit
 from dealer.errors import BoardwrightError
 from vision.decision import Reject
 from vision.glyphs import SUIT_SIZE, Glyphs, _norm, corner_glyphs, pip_count
-from vision.locate import locate
+from vision.locate import Located, locate
 
 FORMAT_VERSION = 1
 
@@ -164,16 +164,24 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.linalg.norm(v, axis=-1, keepdims=True)
 
 
-def back_signature(face: np.ndarray) -> np.ndarray:
-    """A small, light-independent picture of a face, either end first (see :func:`is_back`)."""
-    g = cv2.resize(cv2.cvtColor(face, cv2.COLOR_BGR2GRAY), BACK_SIZE,
-                   interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
+def back_signature(face: np.ndarray | Located) -> np.ndarray:
+    """A small, light-independent picture of a face, either end first (see :func:`is_back`).
+
+    From a :class:`~vision.locate.Located` card the picture is warped straight
+    from the frame at 4× its size and averaged down: the whole face is never
+    warped for it (the index reader's time goes to the two corners).
+    """
+    if isinstance(face, Located):
+        grey = face.grey_face(4 * BACK_SIZE[0], 4 * BACK_SIZE[1])
+    else:
+        grey = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
+    g = cv2.resize(grey, BACK_SIZE, interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
     g -= g.mean()
     return g / (float(np.linalg.norm(g)) + 1e-6)
 
 
-def is_back(design: LearnedDesign, face: np.ndarray, min_corr: float = 0.75) -> bool:
-    """True when ``face`` is the design's learned back (either end first)."""
+def is_back(design: LearnedDesign, face: np.ndarray | Located, min_corr: float = 0.75) -> bool:
+    """True when ``face`` (a face, or a located card) is the design's learned back (either end first)."""
     if design.back_template is None:
         return False
     sig = back_signature(face)
@@ -256,7 +264,7 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray]], *, jokers: int = 
         found = locate(got[1])
         if isinstance(found, Reject):
             raise LearnError(f"frame {got[0]} (the back): {found.reason.value}: {found.detail}")
-        back_template = back_signature(found.face)
+        back_template = back_signature(found)
     cards, order = infer_order(seen)
     per_card: dict[Card, tuple[Glyphs, Glyphs]] = {c: s.glyphs for c, s in zip(cards, seen, strict=True)}
     ranks = [[g for c, gs in per_card.items() if int(c.rank) == r for g in gs] for r in range(2, 15)]

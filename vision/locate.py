@@ -31,12 +31,13 @@ carry the same index, which short edge comes first does not matter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
 
 import cv2
 import numpy as np
 
 from vision.decision import Reason, Reject
+from vision.glyphs import percentiles_u8, quantile
 
 FACE_W, FACE_H = 300, 420
 MIN_AREA = 60_000  # px in a 640×480 frame; a card at the gate covers ~126,000
@@ -45,18 +46,57 @@ CARD_RATIO = (1.15, 1.65)  # a card is 88 × 63 mm (1.40); a bridge card 89 × 5
 MIN_FILL = 0.90  # the outline fills its hull: an L of two overlapping cards does not
 
 
-@dataclass(frozen=True)
 class Located:
-    """The card's face, warped upright, and its outline in the frame."""
+    """The card's outline in the frame, and its face warped upright on demand.
 
-    face: np.ndarray
-    quad: np.ndarray
-    area: float
+    Warping the whole 300×420 face costs more than everything else the index
+    reader does, and it needs only two corners of it: :meth:`corner` warps
+    just one corner's pixels (the same pixels the whole face would have there),
+    :meth:`grey_face` a small grey picture; :attr:`face` is the whole face,
+    warped once when first asked for.
+    """
+
+    def __init__(self, frame: np.ndarray, grey: np.ndarray, quad: np.ndarray) -> None:
+        self.quad = quad
+        self.area = float(cv2.contourArea(quad))
+        self._frame, self._grey = frame, grey
+        self._m = _face_transform(quad)
+        self._face: np.ndarray | None = None
+
+    @property
+    def face(self) -> np.ndarray:
+        if self._face is None:
+            self._face = cv2.warpPerspective(self._frame, self._m, (FACE_W, FACE_H), flags=cv2.INTER_LINEAR)
+        return self._face
+
+    def region(self, x: int, y: int, w: int, h: int, *, grey: bool = False) -> np.ndarray:
+        """Pixels ``[y:y+h, x:x+w]`` of the upright face, warped on their own."""
+        if self._face is not None:
+            part = self._face[y : y + h, x : x + w]
+            return cv2.cvtColor(part, cv2.COLOR_BGR2GRAY) if grey else part
+        shift = np.array([[1, 0, -x], [0, 1, -y], [0, 0, 1]], np.float64)
+        src = self._grey if grey or self._frame.ndim != 3 else self._frame
+        return cv2.warpPerspective(src, shift @ self._m, (w, h), flags=cv2.INTER_LINEAR)
+
+    def grey_face(self, w: int, h: int) -> np.ndarray:
+        """The whole face in grey, warped straight to ``w × h`` (a small picture of it)."""
+        scale = np.diag([w / FACE_W, h / FACE_H, 1.0])
+        return cv2.warpPerspective(self._grey, scale @ self._m, (w, h), flags=cv2.INTER_LINEAR)
+
+    def corner(self, w: int, h: int, *, turned: bool = False) -> np.ndarray:
+        """The top-left ``w × h`` corner of the face, or (``turned``) the bottom-right one turned 180°."""
+        if not turned:
+            return self.region(0, 0, w, h)
+        return self.region(FACE_W - w, FACE_H - h, w, h)[::-1, ::-1]
 
 
-def locate(frame: np.ndarray) -> Located | Reject:
-    """Find one card; a :class:`Reject` (no card / two cards / background too light / too small) otherwise."""
-    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+def locate(frame: np.ndarray, grey: np.ndarray | None = None) -> Located | Reject:
+    """Find one card; a :class:`Reject` (no card / two cards / background too light / too small) otherwise.
+
+    ``grey`` is the frame in grey, when the caller has it already.
+    """
+    if grey is None:
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
     h, w = grey.shape[:2]
     small = cv2.resize(grey, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     first = _dark_floor(small)
@@ -75,7 +115,7 @@ def locate(frame: np.ndarray) -> Located | Reject:
 
 
 def _dark_floor(small: np.ndarray) -> np.ndarray | Reject:
-    lo, hi = np.percentile(small[::2, ::2], (1, 99))
+    lo, hi = percentiles_u8(small[::2, ::2], (1, 99))
     if hi - lo < 50:  # Otsu would split plain floor noise in two; a card stands out by far more
         return Reject(Reason.NO_CARD, f"nothing on the gate (brightness spread {hi - lo:.0f})")
     _, mask = cv2.threshold(small, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
@@ -87,33 +127,28 @@ def _dark_floor(small: np.ndarray) -> np.ndarray | Reject:
 def _any_floor(small: np.ndarray) -> np.ndarray | Reject:
     """Learn the floor from the frame's border and take what stands apart from it."""
     hs, ws = small.shape[:2]
-    f = small.astype(np.float32)
-    b = 5
-    band = np.zeros((hs, ws), bool)
-    band[:b], band[-b:], band[:, :b], band[:, -b:] = True, True, True, True
-    ys, xs = np.nonzero(band)
-    ys, xs = ys[::3], xs[::3]
-    a = np.stack([np.ones(len(xs), np.float32), xs / ws, ys / hs], 1).astype(np.float32)
-    px = f[ys, xs]
-    coef, *_ = np.linalg.lstsq(a, px, rcond=None)  # (3 terms, 3 channels)
+    ys, xs, a = _border_band(hs, ws)
+    px = small[ys, xs].astype(np.float64)
+    coef = _plane(a, px)  # (3 terms, 3 channels)
     # Refit without the band pixels far from the plane: a card or a thumb reaching the border.
     res = np.sqrt(((px - a @ coef) ** 2).sum(axis=1))
-    keep = res <= 3 * float(np.median(res)) + 6
+    keep = res <= 3 * quantile(res, 0.5) + 6
     if keep.sum() > 0.5 * len(keep):
-        coef, *_ = np.linalg.lstsq(a[keep], px[keep], rcond=None)
+        coef = _plane(a[keep], px[keep])
         ys, xs = ys[keep], xs[keep]
-    gx = (np.arange(ws, dtype=np.float32) / ws)[None, :, None]
-    gy = (np.arange(hs, dtype=np.float32) / hs)[:, None, None]
-    floor = coef[0][None, None, :] + gx * coef[1][None, None, :] + gy * coef[2][None, None, :]
-    dist = np.sqrt(((f - floor) ** 2).sum(axis=2))
+    # The floor's colour at every pixel, and each pixel's distance from it: OpenCV's
+    # single passes over the frame (numpy's temporaries cost more than all the rest).
+    floor = cv2.transform(_grid(hs, ws), coef.T.astype(np.float32))
+    diff = cv2.subtract(small.astype(np.float32), floor)
+    dist = cv2.sqrt(cv2.transform(cv2.multiply(diff, diff), _SUM3))
     border = dist[ys, xs]
-    noise = float(np.median(border)) * 1.5 + 2.0
+    noise = quantile(border, 0.5) * 1.5 + 2.0
     floor_grey = float(np.mean(coef[0])) + float(np.mean(coef[1] + coef[2])) / 2
     d8 = np.clip(dist, 0, 255).astype(np.uint8)
     otsu, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     thr = max(float(otsu), 4 * noise, 18.0)
-    mask = (dist > thr).astype(np.uint8) * 255
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    mask = cv2.threshold(dist, thr, 255, cv2.THRESH_BINARY)[1].astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _DOT3)
     if np.count_nonzero(mask) * 4 < MIN_AREA / 6:
         if floor_grey > 150:
             return Reject(Reason.BACKGROUND_LIGHT, f"nothing stands apart from the floor (floor grey "
@@ -125,6 +160,39 @@ def _any_floor(small: np.ndarray) -> np.ndarray | Reject:
         return Reject(Reason.BACKGROUND_LIGHT, f"{out.detail}; the floor is light (grey "
                       f"{floor_grey:.0f}), so the card's edge may be lost in it")
     return out
+
+
+_SUM3 = np.ones((1, 3), np.float32)  # cv2.transform: the sum of three channels
+_DOT3 = np.ones((3, 3), np.uint8)
+
+
+@functools.lru_cache(maxsize=4)
+def _border_band(hs: int, ws: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every third pixel of a 5-pixel band along the frame's border, and the plane's design
+    matrix there (1, x, y; x and y in frame widths and heights)."""
+    b = 5
+    band = np.zeros((hs, ws), bool)
+    band[:b], band[-b:], band[:, :b], band[:, -b:] = True, True, True, True
+    ys, xs = np.nonzero(band)
+    ys, xs = ys[::3], xs[::3]
+    a = np.stack([np.ones(len(xs)), xs / ws, ys / hs], 1)
+    for arr in (ys, xs, a):
+        arr.flags.writeable = False
+    return ys, xs, a
+
+
+@functools.lru_cache(maxsize=4)
+def _grid(hs: int, ws: int) -> np.ndarray:
+    """(1, x, y) at every pixel, x and y in frame widths and heights: the plane's terms."""
+    gy, gx = np.mgrid[0:hs, 0:ws].astype(np.float32)
+    grid = np.dstack([np.ones((hs, ws), np.float32), gx / ws, gy / hs])
+    grid.flags.writeable = False
+    return grid
+
+
+def _plane(a: np.ndarray, px: np.ndarray) -> np.ndarray:
+    """Least-squares plane per colour channel: (3 terms, 3 channels), by the normal equations."""
+    return np.linalg.solve(a.T @ a, a.T @ px)
 
 
 def _shape(contour: np.ndarray) -> tuple[np.ndarray, float, float, float, float]:
@@ -232,8 +300,7 @@ def _fit_edges(quad: np.ndarray, contour: np.ndarray) -> np.ndarray:
 
 
 def _finish(frame: np.ndarray, grey: np.ndarray, quad: np.ndarray) -> Located:
-    quad = _refine(grey, quad)
-    return Located(_warp(frame, quad), quad, float(cv2.contourArea(quad)))
+    return Located(frame, grey, _refine(grey, quad))
 
 
 def _refine(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
@@ -248,7 +315,8 @@ def _refine(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return pts.reshape(4, 2) if moved < 4 else quad
 
 
-def _warp(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
+def _face_transform(quad: np.ndarray) -> np.ndarray:
+    """The perspective transform from the frame to the upright 300×420 face."""
     # Order the corners clockwise from any corner, then start on a short edge.
     c = quad.mean(axis=0)
     order = np.argsort(np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0]))
@@ -256,5 +324,4 @@ def _warp(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
     if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[2] - q[1]):
         q = np.roll(q, -1, axis=0)
     dst = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
-    m = cv2.getPerspectiveTransform(q.astype(np.float32), dst)
-    return cv2.warpPerspective(frame, m, (FACE_W, FACE_H), flags=cv2.INTER_LINEAR)
+    return cv2.getPerspectiveTransform(q.astype(np.float32), dst)
