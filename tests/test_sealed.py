@@ -338,3 +338,167 @@ def test_a_deal_from_a_sealed_board_tag_is_sealed_in_the_model() -> None:
     ds = formats.loads(text, format="pbn")
     assert ds.sealed
     assert b"AKQJ.T98.765.432" not in formats.dumps(ds, "pbn")
+
+
+# --------------------------------------------------------------------------- the panel
+def html_hands(ds: DealSet) -> list[str]:
+    """Each hand as :func:`dealer.records.board_html` draws it (spades and hearts lines)."""
+    def spaced(holding: str) -> str:
+        return " ".join("10" if r == "T" else r for r in holding)
+
+    out = []
+    for b in ds:
+        assert b.deal is not None
+        for seat in Seat:
+            s, h, _, _ = b.deal[seat].to_pbn().split(".")
+            out.append(f'</span> {spaced(s)}<br><span class="bw-red">♥</span> {spaced(h)}<br>')
+    return out
+
+
+@pytest.fixture
+def panel(tmp_path: Path):  # type: ignore[no-untyped-def]
+    from web_helpers import director, make_app
+
+    app = make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}")
+    c = app.test_client()
+    director(c)
+    return app, c
+
+
+def _sealed_event(app, c, plain: DealSet) -> tuple[int, int, str]:  # type: ignore[no-untyped-def]
+    from web_helpers import new_event, table_tokens
+
+    from webpanel.db import store
+
+    with app.app_context():
+        set_id = store().save(DealSet(plain.boards[:6], dict(plain.meta), sealed=True),
+                              name="simultaneous")
+    ce = new_event(c, deal_set_id=str(set_id))
+    return set_id, ce, table_tokens(app, ce)[1]
+
+
+def _enter_board_1(phone, tok: str) -> None:  # type: ignore[no-untyped-def]
+    from web_helpers import csrf
+
+    data = {"csrf_token": csrf(phone, f"/t/{tok}?round=1"), "submission_id": "sealed-1",
+            "board": "1", "level": "3", "strain": "NT", "dbl": "", "declarer": "N",
+            "tricks": "9", "lead": ""}
+    r = phone.post(f"/t/{tok}/enter?round=1", data=data)
+    assert r.status_code == 302, r.get_data(as_text=True)
+
+
+def _unseal(c, set_id: int, *, confirm: bool):  # type: ignore[no-untyped-def]
+    from web_helpers import csrf
+
+    data = {"csrf_token": csrf(c, "/dealsets/"), "sealed": "0"}
+    if confirm:
+        data["confirm"] = "yes"
+    return c.post(f"/dealsets/{set_id}/seal", data=data)
+
+
+def test_panel_shows_and_exports_no_hand_of_a_sealed_set_until_the_director_unseals(
+        panel, plain: DealSet) -> None:  # type: ignore[no-untyped-def]
+    from webpanel.db import store
+
+    app, c = panel
+    six = DealSet(plain.boards[:6], dict(plain.meta))
+    set_id, ce, tok = _sealed_event(app, c, plain)
+    phone = app.test_client()
+    _enter_board_1(phone, tok)
+
+    def pages() -> dict[str, bytes]:
+        got = {
+            "table board page": phone.get(f"/t/{tok}/board/1"),
+            "table entry page": phone.get(f"/t/{tok}"),
+            "deal sets page": c.get("/dealsets/"),
+            "results page": c.get(f"/events/{ce}/results"),
+            "results PBN": c.get(f"/events/{ce}/export.pbn"),
+            "results USEBIO": c.get(f"/events/{ce}/export.xml"),
+            "results CSV": c.get(f"/events/{ce}/export.csv"),
+        }
+        for name, r in got.items():
+            assert r.status_code == 200, (name, r.status_code)
+        return {name: r.get_data() for name, r in got.items()}
+
+    # Sealed: no hand on any page or in any export, even after the table played board 1.
+    for name, body in pages().items():
+        for text in [*hand_texts(six), *html_hands(six)]:
+            assert text.encode() not in body, f"{name} shows a hand of the sealed set"
+    assert b'id="handrecord"' not in phone.get(f"/t/{tok}/board/1").get_data()
+    assert b'[Sealed "Yes"]' in c.get(f"/events/{ce}/export.pbn").get_data()
+    assert b"HANDSET" not in c.get(f"/events/{ce}/export.xml").get_data()
+    results_pdf = c.get(f"/events/{ce}/export.pdf")
+    assert results_pdf.status_code == 200
+    assert not any(s in pdf_bytes_text(results_pdf.get_data()) for s in "♠♥♦♣")
+    # The deal-sets page offers neither PDF, and both answer a clear 403 page.
+    listing = c.get("/dealsets/").get_data(as_text=True)
+    assert f"/dealsets/{set_id}/curtains.pdf" not in listing
+    assert f"/dealsets/{set_id}/records.pdf" not in listing
+    for kind in ("curtains", "records"):
+        r = c.get(f"/dealsets/{set_id}/{kind}.pdf")
+        assert r.status_code == 403 and r.mimetype == "text/html"
+        assert "is sealed" in r.get_data(as_text=True)
+
+    # Unsealing needs the confirmation (and the CSRF token); nothing is logged without it.
+    r = c.post(f"/dealsets/{set_id}/seal", data={"sealed": "0", "confirm": "yes"})
+    assert r.status_code == 400
+    assert _unseal(c, set_id, confirm=False).status_code == 302
+    with app.app_context():
+        assert store().load(set_id).sealed
+        assert audit.entries(store(), action="unseal") == []
+    assert _unseal(c, set_id, confirm=True).status_code == 302
+    with app.app_context():
+        assert not store().load(set_id).sealed
+        lines = audit.entries(store(), action="unseal")
+    assert [(e.who, e.subject) for e in lines] == [("director td", f"deal set {set_id}")]
+    listing = c.get("/dealsets/").get_data(as_text=True)
+    assert 'class="grid audit-log"' in listing and f"deal set {set_id}" in listing
+    assert f"/dealsets/{set_id}/curtains.pdf" in listing
+
+    # Unsealed: the same paths show the hands (so the checks above could fail). The table
+    # page shows them when the event's reveal rule says so (tables.py decides when).
+    page = phone.get(f"/t/{tok}/board/1").get_data()
+    if b'id="handrecord"' in page:
+        assert any(t.encode() in page for t in html_hands(DealSet(six.boards[:1])))
+    with app.app_context():
+        from webpanel import handrecord
+
+        fragment = str(handrecord.board_fragment(store().load(set_id).boards[0]))
+    assert any(t in fragment for t in html_hands(DealSet(six.boards[:1])))
+    assert b"[Deal " in c.get(f"/events/{ce}/export.pbn").get_data()
+    curtains = c.get(f"/dealsets/{set_id}/curtains.pdf")
+    assert curtains.status_code == 200 and "♠" in pdf_bytes_text(curtains.get_data())
+
+
+def pdf_bytes_text(data: bytes) -> str:
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) is not installed")
+    return subprocess.run(["pdftotext", "-", "-"], input=data, capture_output=True,
+                          check=True).stdout.decode("utf-8")
+
+
+def test_dealing_a_sealed_set_is_blind(panel, plain: DealSet) -> None:  # type: ignore[no-untyped-def]
+    from sqlalchemy import update
+
+    from dealer.store import dealing as jobs
+    from dealer.store.panel_models import DealingJob
+    from webpanel.db import store
+
+    app, c = panel
+    with app.app_context():
+        sealed_id = store().save(DealSet(plain.boards, dict(plain.meta), sealed=True), name="s")
+        open_id = store().save(DealSet(plain.boards, dict(plain.meta)), name="o")
+        job_ids = {}
+        for name, set_id in (("sealed", sealed_id), ("open", open_id)):
+            job = jobs.create(store(), set_id)
+            jobs.set_image(store(), job, b"\x89PNG\r\n\x1a\n" + bytes(8))
+            with store().write() as s:
+                s.execute(update(DealingJob).where(DealingJob.id == job).values(card="SA"))
+            job_ids[name] = job
+    sealed = c.get(f"/dealing/{job_ids['sealed']}/status.json").get_json()
+    assert sealed["card"] == "sealed" and not sealed["has_image"]
+    assert c.get(f"/dealing/{job_ids['sealed']}/image").status_code == 404
+    assert "SA" not in c.get(f"/dealing/{job_ids['sealed']}").get_data(as_text=True)
+    shown = c.get(f"/dealing/{job_ids['open']}/status.json").get_json()
+    assert shown["card"] == "SA" and shown["has_image"]
+    assert c.get(f"/dealing/{job_ids['open']}/image").status_code == 200

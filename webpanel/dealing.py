@@ -30,6 +30,7 @@ from flask import (
 from werkzeug.wrappers import Response
 
 from dealer.store import dealing as jobs
+from dealer.store.models import DealSetRow
 from webpanel import rig_process
 from webpanel.db import store
 from webpanel.security import director_required
@@ -51,23 +52,43 @@ def image_type(data: bytes) -> str | None:
     return None
 
 
-def page_json(job: jobs.JobRecord) -> dict[str, Any]:
-    """What the page shows of a job (and polls as JSON)."""
+def page_json(job: jobs.JobRecord, *, sealed: bool = False) -> dict[str, Any]:
+    """What the page shows of a job (and polls as JSON).
+
+    Dealing a sealed set is blind, as Duplimate's ``Status=Sealed``: the card
+    being dealt and the camera's picture of it are not shown (they would give
+    the hands away card by card); the counts, state and notices are.
+    """
+    show_image = job.image_crc is not None and not sealed
     return {"id": job.id, "deal_set_id": job.deal_set_id, "machine": job.machine,
             "state": job.state, "command": job.command, "boards_total": job.boards_total,
             "boards_done": job.boards_done, "cards_done": job.cards_done,
-            "current_board": job.current_board, "card": job.card, "message": job.message,
-            "instruction": job.instruction, "has_image": job.image_crc is not None,
+            "current_board": job.current_board, "card": "sealed" if sealed else job.card,
+            "message": job.message, "sealed": sealed,
+            "instruction": job.instruction, "has_image": show_image,
             # Changes when a new picture arrives: the page reloads the picture then only.
-            "image_version": None if job.image_crc is None else f"{job.image_crc:08x}",
+            "image_version": f"{job.image_crc:08x}" if show_image and job.image_crc is not None
+            else None,
             "updated_at": job.updated_at.isoformat()}
+
+
+def _sealed(set_id: int | None) -> bool:
+    """Whether the job's deal set is sealed (a set deleted since counts as not)."""
+    if set_id is None:
+        return False
+    with store().read() as s:
+        row = s.get(DealSetRow, set_id)
+        return bool(row is not None and row.sealed)
 
 
 @bp.route("/")
 @director_required
 def index() -> str:
-    return render_template("dealing/index.html", jobs=[page_json(j) for j in jobs.jobs(store())],
-                           sets=store().list())
+    sets = store().list()
+    sealed = {s.id for s in sets if s.sealed}
+    return render_template("dealing/index.html", sets=sets,
+                           jobs=[page_json(j, sealed=j.deal_set_id in sealed)
+                                 for j in jobs.jobs(store())])
 
 
 @bp.route("/start/<int:set_id>")
@@ -91,13 +112,15 @@ def start(set_id: int) -> Response:
 @bp.route("/<int:job_id>")
 @director_required
 def show(job_id: int) -> str:
-    return render_template("dealing/show.html", st=page_json(jobs.get(store(), job_id)))
+    job = jobs.get(store(), job_id)
+    return render_template("dealing/show.html", st=page_json(job, sealed=_sealed(job.deal_set_id)))
 
 
 @bp.route("/<int:job_id>/status.json")
 @director_required
 def status(job_id: int) -> Response:
-    return jsonify(page_json(jobs.get(store(), job_id)))
+    job = jobs.get(store(), job_id)
+    return jsonify(page_json(job, sealed=_sealed(job.deal_set_id)))
 
 
 @bp.route("/<int:job_id>/image")
@@ -105,6 +128,8 @@ def status(job_id: int) -> Response:
 def image(job_id: int) -> Response:
     """The camera's latest picture (JPEG from the rig); the page asks again when
     ``image_version`` in the status changes. Anything but PNG or JPEG is never served."""
+    if _sealed(jobs.set_of(store(), job_id)):
+        abort(404)  # the picture shows the card being dealt: none while the set is sealed
     data = jobs.image(store(), job_id)
     mime = None if data is None else image_type(data)
     if data is None or mime is None:

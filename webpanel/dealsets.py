@@ -1,4 +1,10 @@
-"""Deal sets: generate, import, seal or unseal; hand-record and curtain-card downloads."""
+"""Deal sets: generate, import, seal or unseal; hand-record and curtain-card downloads.
+
+A sealed set's hands leave the panel by no path: its hand records and curtain
+cards are refused with a 403 page (and not offered), until the director
+unseals it here, which takes a ticked confirmation and writes a line to the
+audit log (shown on this page with the CLI's ``--unseal`` lines).
+"""
 
 from __future__ import annotations
 
@@ -12,11 +18,13 @@ from werkzeug.wrappers import Response
 from dealer import formats
 from dealer.curtains import curtain_cards_pdf
 from dealer.errors import BoardwrightError
+from dealer.formats.sealing import is_sealed
 from dealer.generate import random_dealset
 from dealer.records import records_pdf
+from dealer.store import audit
 from dealer.store import results as rs
 from webpanel.db import store
-from webpanel.security import director_required
+from webpanel.security import director_required, who
 
 bp = Blueprint("dealsets", __name__, url_prefix="/dealsets")
 
@@ -24,7 +32,8 @@ bp = Blueprint("dealsets", __name__, url_prefix="/dealsets")
 @bp.route("/")
 @director_required
 def index() -> str:
-    return render_template("dealsets/index.html", sets=store().list())
+    return render_template("dealsets/index.html", sets=store().list(),
+                           log=audit.entries(store(), limit=20))
 
 
 @bp.route("/generate", methods=["POST"])
@@ -67,9 +76,17 @@ def upload() -> Response:
 @bp.route("/<int:set_id>/seal", methods=["POST"])
 @director_required
 def seal(set_id: int) -> Response:
+    """Seal (at once) or unseal (only with the confirmation ticked); both are logged."""
     sealed = request.form.get("sealed") == "1"
-    rs.set_sealed(store(), set_id, sealed)
-    flash(f"Deal set {set_id} {'sealed' if sealed else 'unsealed'}.", "ok")
+    if not sealed and request.form.get("confirm") != "yes":
+        flash(f"deal set {set_id}: tick the box to confirm the unsealing (its hands will show "
+              "on the hand records, curtain cards, exports and table pages).", "error")
+        return redirect(url_for("dealsets.index"))
+    changed = rs.set_sealed(store(), set_id, sealed, who=who(),
+                            detail="in the panel" if sealed else "in the panel, confirmed")
+    state = "sealed" if sealed else "unsealed"
+    flash(f"Deal set {set_id} {state}." if changed else f"Deal set {set_id} was already {state}.",
+          "ok")
     return redirect(url_for("dealsets.index"))
 
 
@@ -100,8 +117,14 @@ def remove(set_id: int) -> Response:
     return redirect(url_for("dealsets.index"))
 
 
-def _pdf(set_id: int, kind: str) -> Response:
+def _pdf(set_id: int, kind: str) -> Response | tuple[str, int]:
     ds = store().load(set_id)
+    if is_sealed(ds):
+        what = "hand records" if kind == "records" else "curtain cards"
+        return render_template(
+            "error.html", title="Sealed",
+            message=f"Deal set {set_id} is sealed: its {what} show the hands, so they are not "
+                    "printed until you unseal it (Deal sets page)."), 403
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / f"{kind}-{set_id}.pdf"
         if kind == "records":
@@ -116,11 +139,11 @@ def _pdf(set_id: int, kind: str) -> Response:
 
 @bp.route("/<int:set_id>/records.pdf")
 @director_required
-def records(set_id: int) -> Response:
+def records(set_id: int) -> Response | tuple[str, int]:
     return _pdf(set_id, "records")
 
 
 @bp.route("/<int:set_id>/curtains.pdf")
 @director_required
-def curtains(set_id: int) -> Response:
+def curtains(set_id: int) -> Response | tuple[str, int]:
     return _pdf(set_id, "curtains")

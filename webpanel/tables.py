@@ -34,6 +34,7 @@ from werkzeug.wrappers import Response
 
 from dealer.board import Board
 from dealer.events.movements import Movement
+from dealer.formats.sealing import is_sealed
 from dealer.store import results as rs
 from dealer.store.panel_models import ClubEvent, TableToken
 from webpanel import contexts, fields, handrecord
@@ -272,7 +273,8 @@ def board(token: str, board: int) -> str | tuple[str, int]:
 
 
 def _board_of(ctx: TableContext, number: int) -> Board | None:
+    """The board to show a table; never one of a sealed set (until the director unseals it)."""
     ds = rs.dealset_of(store(), ctx.ce)
-    if ds is None:
+    if ds is None or is_sealed(ds):
         return None
     return next((b for b in ds.boards if b.number == number), None)

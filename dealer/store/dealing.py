@@ -105,6 +105,15 @@ def get(store: Store, job_id: int) -> JobRecord:
         return _record(job)
 
 
+def set_of(store: Store, job_id: int) -> int | None:
+    """The deal set a job deals; ``None`` for no such job."""
+    if not possible_id(job_id):
+        return None
+    with store.read() as s:
+        job = s.get(DealingJob, job_id)
+        return None if job is None else job.deal_set_id
+
+
 def ended(store: Store, job_id: int, message: str) -> bool:
     """The rig's process is gone: a job it left queued or running becomes an error.
 

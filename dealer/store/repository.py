@@ -35,6 +35,7 @@ from dealer.board import Board, DealSet
 from dealer.config import Settings
 from dealer.deal import Deal
 from dealer.errors import BoardwrightError
+from dealer.formats.sealing import is_sealed
 from dealer.seats import Seat, Vulnerability
 from dealer.store import migrate
 from dealer.store.engine import StoreError, make_engine, writer_turn
@@ -182,7 +183,8 @@ class Store:
                 ev = Event(name=event_name, date=date, site=meta.get("Site", ""))
                 s.add(ev)
             row = DealSetRow(event=ev, name=name or source or event_name, source=source,
-                             meta=[[k, v] for k, v in meta.items()], sealed=dealset.sealed)
+                             meta=[[k, v] for k, v in meta.items()],
+                             sealed=is_sealed(dealset))
             s.add(row)
             s.flush()
             if rows:

@@ -22,7 +22,8 @@ from dealer.board import DealSet
 from dealer.events.model import EventError
 from dealer.events.movements import Movement, howell, mitchell, with_section
 from dealer.events.teams import round_robin
-from dealer.store.models import DealSetRow, Event
+from dealer.formats.sealing import SEALED_TAG
+from dealer.store.models import AuditEntry, DealSetRow, Event
 from dealer.store.panel_models import ClubEvent, ResultRow, TableToken
 from dealer.store.repository import Store, possible_id
 from dealer.store.results.common import CLUB_EVENTS, EVENTS, TOKENS, EntryError, reading
@@ -438,9 +439,24 @@ def dealset_of(store: Store, ce: ClubEvent) -> DealSet | None:
     return store.load(ce.deal_set_id)
 
 
-def set_sealed(store: Store, deal_set_id: int, sealed: bool) -> None:
+def set_sealed(store: Store, deal_set_id: int, sealed: bool, *, who: str | None = None,
+               detail: str = "") -> bool:
+    """Seal or unseal a stored set; ``who`` given, the change goes in the audit log too
+    (in the same transaction: no unsealing without its line). Returns whether it changed."""
     with store.write() as s:
         row = s.get(DealSetRow, deal_set_id)
         if row is None:
             raise EntryError(f"there is no deal set {deal_set_id}")
+        changed = row.sealed != sealed
         row.sealed = sealed
+        if not sealed:
+            # A board's own [Sealed "Yes"] tag would keep the set sealed (sealing.is_sealed).
+            for b in row.boards:
+                kept = [tv for tv in b.tags if tv[0].split("#", 1)[0] != SEALED_TAG]
+                if len(kept) != len(b.tags):
+                    b.tags = kept
+                    changed = True
+        if who is not None and changed:
+            s.add(AuditEntry(who=who[:100], action="seal" if sealed else "unseal",
+                             subject=f"deal set {deal_set_id}"[:200], detail=detail[:500]))
+    return changed
