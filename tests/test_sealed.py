@@ -377,14 +377,16 @@ def _sealed_event(app, c, plain: DealSet) -> tuple[int, int, str]:  # type: igno
     return set_id, ce, table_tokens(app, ce)[1]
 
 
-def _enter_board_1(phone, tok: str) -> None:  # type: ignore[no-untyped-def]
+def _play_round_1(phone, tok: str) -> None:  # type: ignore[no-untyped-def]
+    """Table 1 enters both boards of round 1, so the reveal rule lets it see board 1."""
     from web_helpers import csrf
 
-    data = {"csrf_token": csrf(phone, f"/t/{tok}?round=1"), "submission_id": "sealed-1",
-            "board": "1", "level": "3", "strain": "NT", "dbl": "", "declarer": "N",
-            "tricks": "9", "lead": ""}
-    r = phone.post(f"/t/{tok}/enter?round=1", data=data)
-    assert r.status_code == 302, r.get_data(as_text=True)
+    for board in (1, 2):
+        data = {"csrf_token": csrf(phone, f"/t/{tok}?round=1"),
+                "submission_id": f"sealed-{board}", "board": str(board), "level": "3",
+                "strain": "NT", "dbl": "", "declarer": "N", "tricks": "9", "lead": ""}
+        r = phone.post(f"/t/{tok}/enter?round=1", data=data)
+        assert r.status_code == 302, r.get_data(as_text=True)
 
 
 def _unseal(c, set_id: int, *, confirm: bool):  # type: ignore[no-untyped-def]
@@ -404,7 +406,7 @@ def test_panel_shows_and_exports_no_hand_of_a_sealed_set_until_the_director_unse
     six = DealSet(plain.boards[:6], dict(plain.meta))
     set_id, ce, tok = _sealed_event(app, c, plain)
     phone = app.test_client()
-    _enter_board_1(phone, tok)
+    _play_round_1(phone, tok)
 
     def pages() -> dict[str, bytes]:
         got = {
@@ -455,11 +457,11 @@ def test_panel_shows_and_exports_no_hand_of_a_sealed_set_until_the_director_unse
     assert 'class="grid audit-log"' in listing and f"deal set {set_id}" in listing
     assert f"/dealsets/{set_id}/curtains.pdf" in listing
 
-    # Unsealed: the same paths show the hands (so the checks above could fail). The table
-    # page shows them when the event's reveal rule says so (tables.py decides when).
+    # Unsealed: the same paths show the hands (so the checks above could fail). Table 1
+    # finished round 1, so the default reveal rule (after the round) shows board 1.
     page = phone.get(f"/t/{tok}/board/1").get_data()
-    if b'id="handrecord"' in page:
-        assert any(t.encode() in page for t in html_hands(DealSet(six.boards[:1])))
+    assert b'id="handrecord"' in page
+    assert any(t.encode() in page for t in html_hands(DealSet(six.boards[:1])))
     with app.app_context():
         from webpanel import handrecord
 
