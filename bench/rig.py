@@ -87,9 +87,11 @@ def soak(args: argparse.Namespace) -> dict:
     surfaced = {
         "unreadable": (r.injected["unreadable"], r.notices["unreadable"]),
         # A second copy that was still on the hopper when the board was full is reported
-        # as cards left over (or, if already fed, as an extra card) instead.
+        # as cards left over (or, if already fed, as an extra card) instead; one that was
+        # read badly and rejected while its twin filled the board, as unread rejects.
         "duplicate": (r.injected["duplicate"],
-                      r.notices["duplicate"] + r.notices["left_over"] + r.notices["extra"]),
+                      r.notices["duplicate"] + r.notices["left_over"] + r.notices["extra"]
+                      + r.notices["unread_rejects"]),
         "missing": (r.injected["missing"], r.notices["missing"]),
         "jam": (r.injected["jam"], r.notices["jam"]),
         "power_cut": (r.injected["power_cut"], r.notices["power_cut"]),

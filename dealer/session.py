@@ -485,7 +485,14 @@ class DealingSession(JournalWriting):
         self.previous_deck = cur.deck
         self.state = SessionState.BOARD_DONE
         nxt = self.next_slot
-        return self._note(say.board_done(cur.label, nxt.label if nxt else None))
+        surplus = []
+        if cur.refeed:
+            # All 52 are in their pockets, so a card rejected unread and never re-fed is
+            # one too many: a second copy read badly the first time, or a stray. Said,
+            # not left to be swept away with the tray.
+            surplus.append(say.unread_rejects(cur.label, cur.refeed))
+            cur.refeed = 0
+        return self._note(*surplus, say.board_done(cur.label, nxt.label if nxt else None))
 
     def card_returned(self, key: GateKey) -> list[Notice]:
         """After a power cut the routed card did not land: it is back on the hopper."""

@@ -82,6 +82,13 @@ def left_over(where: str) -> Notice:
                   "take them off the hopper and check the deck before the next board")
 
 
+def unread_rejects(where: str, count: int) -> Notice:
+    return Notice("unread_rejects", f"{where} is complete, but the reject tray holds {count} "
+                  f"card{'s' * (count != 1)} never read: the deck had more than 52 cards "
+                  "(a second copy or a stray card)",
+                  "take them out of the reject tray and check the deck before the next board")
+
+
 def missing_cards(cards: list[Card], where: str) -> Notice:
     n = len(cards)
     return Notice("missing", f"{where}: the deck is missing {n} card{'s' * (n != 1)}: {_cards(cards)}",

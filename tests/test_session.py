@@ -134,6 +134,39 @@ def test_missing_cards_are_named_and_rejected_cards_are_asked_back_first():
     assert s.state == "board_done"
 
 
+def test_a_second_copy_rejected_unread_while_its_twin_fills_the_board_is_said():
+    """A deck of 53: the extra copy of a card read badly the first time goes to the
+    reject tray, its twin fills the board, and the tray still holds a card that no
+    one identified. Swept away with the tray it would hide a bad deck: it is said."""
+    ds = _set([1])
+    s = DealingSession(Plan.build(ds), MemoryJournal())
+    s.board_inserted(1)
+    f = Feeder(s)
+    cards = _shuffled(4)
+    f.feed(Sighting(None, "unreadable", "blurred"))  # the second copy of cards[7]
+    f.deck(cards)
+    assert s.state == "board_done"
+    codes = [n.code for n in s.notices[-2:]]
+    assert codes == ["unread_rejects", "board_done"]
+    said = s.notices[-2]
+    assert "reject tray holds 1 card never read" in said.message
+    assert "check the deck" in said.instruction
+
+
+def test_a_rejected_card_fed_back_leaves_nothing_to_say_when_the_board_is_full():
+    ds = _set([1])
+    s = DealingSession(Plan.build(ds), MemoryJournal())
+    s.board_inserted(1)
+    f = Feeder(s)
+    cards = _shuffled(5)
+    f.feed(Sighting(None, "unreadable", "blurred"))  # cards[0], read badly once
+    f.deck(cards[1:])
+    assert s.hopper_empty()[0].code == "refeed"
+    f.deck(cards[:1])
+    assert s.state == "board_done"
+    assert "unread_rejects" not in [n.code for n in s.notices]
+
+
 def test_wrong_board_and_automatic_board_numbers():
     ds = _set(range(1, 5))
     s = DealingSession(Plan.build(ds), MemoryJournal())
