@@ -496,3 +496,29 @@ def test_the_reveal_rule_is_set_on_the_event_form_and_checked(app: Flask) -> Non
                   ).status_code == 302
     with app.app_context():
         assert rs.get_event(store(), ce).reveal_after == "board"
+
+
+def test_score_pad_and_deal_set_fields_are_refused_not_cut(tmp_path) -> None:
+    """Finding 11 on the pads and the deal-set forms: over-long values are refused by name."""
+    from web_helpers import csrf, director, make_app
+
+    app = make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}")
+    c = app.test_client()
+    r = c.post("/pads/new", data={"csrf_token": csrf(c, "/pads/"), "kind": "rubber",
+                                  "name": "x" * 101})
+    assert r.status_code == 400 and "at most 100 characters" in r.get_data(as_text=True)
+    r = c.post("/pads/new", data={"csrf_token": csrf(c, "/pads/"), "kind": "rubber",
+                                  "name": "Tuesday"})
+    pad = r.headers["Location"]
+    r = c.post(pad, data={"csrf_token": csrf(c, pad), "contract": "4S      X",
+                          "declarer": "N", "tricks": "10", "sid": "a"},
+               follow_redirects=True)
+    page = r.get_data(as_text=True)
+    assert "contract: at most 8 characters" in page
+    r = c.post(pad, data={"csrf_token": csrf(c, pad), "contract": "4S", "declarer": "N' --",
+                          "tricks": "10", "sid": "b"}, follow_redirects=True)
+    assert "declarer: at most 1 characters" in r.get_data(as_text=True)
+    director(c)
+    r = c.post("/dealsets/generate", data={"csrf_token": csrf(c, "/dealsets/"),
+                                           "first": "1", "count": "4", "name": "n" * 201})
+    assert r.status_code == 400 and "name: at most 200 characters" in r.get_data(as_text=True)

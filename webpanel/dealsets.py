@@ -24,6 +24,7 @@ from dealer.records import records_pdf
 from dealer.store import audit
 from dealer.store import results as rs
 from webpanel.db import store
+from webpanel.fields import text
 from webpanel.security import director_required, who
 
 bp = Blueprint("dealsets", __name__, url_prefix="/dealsets")
@@ -46,7 +47,7 @@ def generate() -> Response:
         raise rs.EntryError("first board and count must be numbers") from None
     if not (1 <= first <= 999 and 1 <= count <= 144):
         raise rs.EntryError("first board 1-999 and 1-144 boards")
-    name = request.form.get("name", "").strip()[:200] or f"Boards {first}-{first + count - 1}"
+    name = text(request.form, "name", 200).strip() or f"Boards {first}-{first + count - 1}"
     ds = random_dealset(range(first, first + count), event=name)
     ds.meta["Date"] = date.today().strftime("%Y.%m.%d")
     ds.sealed = request.form.get("sealed") == "on"
@@ -62,7 +63,9 @@ def upload() -> Response:
     if f is None or not f.filename:
         raise rs.EntryError("choose a deal file to import", "file")
     data = f.read()
-    name = Path(f.filename).name[:200]
+    name = Path(f.filename).name
+    if len(name) > 200:
+        raise rs.EntryError(f"file: the file name is {len(name)} characters; at most 200", "file")
     try:
         ds = formats.loads(data, source=name)
     except BoardwrightError as exc:

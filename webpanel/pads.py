@@ -34,6 +34,7 @@ from dealer.pads import KINDS, PadError
 from dealer.store import pads as store_pads
 from dealer.store.pads import PadLimitError
 from webpanel.db import store
+from webpanel.fields import text
 from webpanel.security import client, director_required
 
 bp = Blueprint("pads", __name__, url_prefix="/pads")
@@ -51,7 +52,7 @@ def new() -> Response | tuple[str, int]:
     setup: dict[str, Any] = {}
     if kind == "bugger":
         names = request.form.get("players", "").replace(",", "\n").splitlines()
-        setup = {"players": [n for n in names if n.strip()][:10],
+        setup = {"players": [n for n in names if n.strip()],  # the game refuses 11
                  "first_dealer": 0}
     elif kind == "chicago":
         setup = {"scoring": request.form.get("scoring", "chicago")}
@@ -103,27 +104,27 @@ def _entry(kind: str, f: Any) -> dict[str, Any]:
         return {"op": "undo"}
     if kind == "bugger":
         if op == "start":
-            return {"op": "start", "turned": f.get("turned", "").strip().upper()[:3] or None}
+            return {"op": "start", "turned": text(f, "turned", 3).strip().upper() or None}
         if op == "bids":
             return {"op": "bids", "bids": {k[4:]: f[k] for k in f if k.startswith("bid:")}}
         if op == "tricks":
             return {"op": "tricks", "tricks": {k[7:]: f[k] for k in f if k.startswith("tricks:")}}
         if op == "penalty":
-            return {"op": "penalty", "player": f.get("player", "")[:30], "reason": "revoke"}
+            return {"op": "penalty", "player": text(f, "player", 30), "reason": "revoke"}
         raise PadError("unknown action")
     if kind in ("rubber", "chicago"):
         if op == "finish":
             return {"op": "finish"}
-        e = {"contract": f.get("contract", "")[:8], "declarer": f.get("declarer", "")[:1],
-             "tricks": f.get("tricks", "")[:2]}
+        e = {"contract": text(f, "contract", 8), "declarer": text(f, "declarer", 1),
+             "tricks": text(f, "tricks", 2)}
         if f.get("hcp_ns"):
-            e["hcp_ns"] = f.get("hcp_ns", "")[:2]
+            e["hcp_ns"] = text(f, "hcp_ns", 2)
         return e
     if kind == "minibridge":
-        return {"side": f.get("side", "")[:2], "kind": f.get("kind", "")[:4],
-                "strain": f.get("strain", "")[:2], "tricks": f.get("tricks", "")[:2]}
-    return {"side": f.get("side", "")[:2], "bid": f.get("bid", "")[:2],
-            "taken": f.get("taken", "")[:2]}
+        return {"side": text(f, "side", 2), "kind": text(f, "kind", 4),
+                "strain": text(f, "strain", 2), "tricks": text(f, "tricks", 2)}
+    return {"side": text(f, "side", 2), "bid": text(f, "bid", 2),
+            "taken": text(f, "taken", 2)}
 
 
 @bp.route("/<token>", methods=["POST"])
@@ -131,7 +132,7 @@ def add(token: str) -> Response | str | tuple[str, int]:
     try:
         pad, _ = store_pads.view(store(), token)
         entry = _entry(pad.kind, request.form)
-        sid = request.form.get("sid", "")[:40]
+        sid = text(request.form, "sid", 40)
         if entry.get("op") == "undo":
             store_pads.undo(store(), token)
         elif entry.get("op") == "bids":
@@ -145,6 +146,6 @@ def add(token: str) -> Response | str | tuple[str, int]:
         else:
             entry["sid"] = sid
             store_pads.add(store(), token, entry)
-    except PadError as exc:
+    except BoardwrightError as exc:  # the game's refusal, or a field refused (never cut)
         flash(str(exc), "error")
     return redirect(url_for("pads.show", token=token))

@@ -43,7 +43,9 @@ def create(store: Store, kind: str, name: str, setup: dict[str, Any], *, client:
     at most that many pads within ``window`` (else :class:`PadLimitError`).
     """
     clean = check_setup(kind, setup)
-    name = name.strip()[:100] or kind.title()
+    if len(name.strip()) > 100:
+        raise PadError(f"name: at most 100 characters ({len(name.strip())} were sent)")
+    name = name.strip() or kind.title()
     token = secrets.token_urlsafe(12)
     with store.write() as s:
         if limit is not None:
