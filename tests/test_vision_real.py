@@ -64,3 +64,43 @@ def test_barcode_double_feed_with_hidden_codes_and_covered_codes() -> None:
     assert covered.reason is Reason.UNREADABLE and "covered" in covered.detail
     back = reader.read(render_card_frame(Card(3), design="qr", deck_id=7, seed=2, face_up=False))
     assert back.reason is Reason.FACE_DOWN
+
+
+def _learn_real(deck: str) -> IndexReader:
+    frames = [(str(c), render_card_frame(c, design=deck, seed=900 + i)) for i, c in enumerate(bridge_order())]
+    frames.append(("back", render_card_frame(Card(0), design=deck, face_up=False, seed=2)))
+    return IndexReader(learn(deck, frames, back=True))
+
+
+@pytest.mark.parametrize("deck", ["nicu-white", "tigullio"])
+def test_decks_once_refused_learn_and_read_courts_and_numbers(deck: str) -> None:
+    # Issue 15: Nicu's big index does not fit the usual corner (its suit was cut off),
+    # its Q's tail touches the suit, and its spade fits the generic club nearly as
+    # well as the generic spade; Tigullio's court frame line joins the K to the big
+    # pip beside it, its club's thin stem leaves an empty row inside the suit, and
+    # its "10" is narrower than its digits. Both now learn, and read right.
+    reader = _learn_real(deck)
+    assert reader.design.order.endswith("(bridge order)")
+    if deck == "nicu-white":
+        assert reader.design.roi != (96, 140)  # learned a larger corner for its index
+    outs = {c: reader.read(render_card_frame(c, design=deck, seed=700 + int(c), distortions="normal"))
+            for c in COURTS + NUMBERS}
+    assert [(c, o.card) for c, o in outs.items() if o.accepted and o.card != c] == []
+    assert sum(outs[c].accepted for c in COURTS) >= 5 and sum(outs[c].accepted for c in NUMBERS) >= 5
+
+
+def test_design_roi_is_saved_and_loaded(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from vision.learn import LearnedDesign
+
+    reader = _learn_real("nicu-white")
+    path = reader.design.save(tmp_path / "nicu.npz")
+    assert LearnedDesign.load(path).roi == reader.design.roi
+
+
+def test_xskat_french_is_refused_not_misread() -> None:
+    # xskat's French deck is 72-pixel bitmaps inside the SVG: upscaled, a court's
+    # letter runs into the big pip beside it, so the pass is refused (by name).
+    from vision.learn import LearnError
+
+    with pytest.raises(LearnError, match="could not be told apart|cannot establish"):
+        _learn_real("xskat-french")

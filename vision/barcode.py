@@ -29,6 +29,7 @@ import numpy as np
 
 from vision import payload
 from vision.decision import Outcome, Read, Reason, Reject
+from vision.locate import Located, locate
 
 BACKENDS = ("zxing", "zbar")
 SYMBOLOGIES = ("qr", "code128")
@@ -131,8 +132,6 @@ class BarcodeReader:
             return Reject(Reason.NOT_THIS_DECK, f"board sticker {p.board}, not a card")
         # A second card whose codes are hidden under the first is still a second
         # card: the outline decides (issue 15: 27 of 70 such frames were read).
-        from vision.locate import locate
-
         found = locate(frame, grey)  # the outline only: the face is never warped here
         if isinstance(found, Reject) and found.reason is Reason.TWO_CARDS:
             return Reject(Reason.TWO_CARDS, f"{p.card} decoded, but the outline shows two cards "
@@ -142,24 +141,26 @@ class BarcodeReader:
 
 def _why_unread(frame: np.ndarray, grey: np.ndarray | None = None) -> Reject:
     """No symbol decoded: no card, a back, or a face whose codes are covered or unreadable."""
-    from vision.locate import locate
-
     found = locate(frame, grey)
     if isinstance(found, Reject):
         return found
-    share = paper_share(found.face)
+    share = paper_share(found)
     if share < 0.25:
         return Reject(Reason.FACE_DOWN, f"card back: no barcode and only {share:.0%} of the face is paper")
     return Reject(Reason.UNREADABLE, f"a card is on the gate ({share:.0%} of its face is paper) but "
                   "no barcode could be decoded: are its codes covered, or out of focus?")
 
 
-def paper_share(face: np.ndarray) -> float:
-    """Share of the whole inner face as light as the card's margin.
+def paper_share(face: np.ndarray | Located) -> float:
+    """Share of the whole inner face (a face, or a located card's) as light as the card's margin.
 
     A barcoded face is mostly paper around its codes, even with a thumb over
     each code; a back is patterned to its margin.
     """
-    inner = face[40:380:2, 30:270:2].min(axis=2)
-    margin = float(np.median(face[150:270, 3:9].min(axis=2)))
+    if isinstance(face, Located):  # only the pixels used are warped
+        inner = face.region(30, 40, 240, 340, step=2).min(axis=2)
+        margin = float(np.median(face.region(3, 150, 6, 120).min(axis=2)))
+    else:
+        inner = face[40:380:2, 30:270:2].min(axis=2)
+        margin = float(np.median(face[150:270, 3:9].min(axis=2)))
     return float(np.mean(inner > margin * 0.75))

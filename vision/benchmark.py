@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import os
 import sys
 import time
 from collections import Counter, defaultdict
@@ -180,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     # started before fork() can deadlock the forked workers.
     cv2.setNumThreads(1)
     t0 = time.time()
+    args.load_start = [round(x, 2) for x in os.getloadavg()]  # the machine is shared: say how busy
     designs = learn_designs()
     specs = plan("barcode", args.frames, args.seed) + plan("index", args.frames, args.seed)
     rng = np.random.default_rng(args.seed)
@@ -253,6 +255,8 @@ def per_design(cells: dict[tuple[str, str], dict[str, Any]]) -> dict[str, dict[s
 def report(cells: dict[tuple[str, str], dict[str, Any]], elapsed: float, args: argparse.Namespace) -> int:
     summary: dict[str, Any] = {"bench": "vision", "frames_per_recogniser": args.frames,
                                "workers": args.workers, "elapsed_s": round(elapsed, 1),
+                               "load_average_start": getattr(args, "load_start", None),
+                               "load_average_end": [round(x, 2) for x in os.getloadavg()],
                                "interrupted": getattr(args, "interrupted", False),
                                "recognisers": {}}
     total_wrong = 0
@@ -314,6 +318,7 @@ def report(cells: dict[tuple[str, str], dict[str, Any]], elapsed: float, args: a
               f"{d['gate_courts_pct']:>7.1f}% {d['gate_numbers_pct']:>7.1f}% {d['envelope_frames']:>8} "
               f"{d['envelope_accepted_pct']:>8.1f}% {d['envelope_wrong']:>6}")
     print(f"\n{sum(v['frames'] for v in summary['recognisers'].values())} reads in {elapsed:.0f} s "
-          f"({args.workers} workers); accepted-wrong: {total_wrong}")
+          f"({args.workers} workers); accepted-wrong: {total_wrong}; load average (1, 5, 15 min) "
+          f"{summary['load_average_start']} at the start, {summary['load_average_end']} at the end")
     print(json.dumps(summary, separators=(",", ":")))
     return 0

@@ -41,6 +41,7 @@ class Glyphs:
     redness: float  # mean R - (G+B)/2 over the ink, per grey level of ink darkness
     sharpness: float  # edge steepness relative to ink contrast
     single: np.ndarray | None = None  # the whole index, when it is one shape (a joker)
+    rank_parts: int = 1  # separate shapes in the rank: two for a "10" (or "Kn"), one for a digit
 
 
 def _norm(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -50,12 +51,18 @@ def _norm(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return v / n if n > 1e-6 else v
 
 
-def corner_glyphs(face: np.ndarray, *, turned: bool = False) -> Glyphs | Reject:
-    """Glyphs of the top-left index (or, ``turned``, of the bottom-right one)."""
+def corner_glyphs(face: np.ndarray, *, turned: bool = False,
+                  roi_size: tuple[int, int] = (ROI_W, ROI_H)) -> Glyphs | Reject:
+    """Glyphs of the top-left index (or, ``turned``, of the bottom-right one).
+
+    ``roi_size`` (w, h) is the corner that holds the index: a design with a large
+    index learns a larger one (see :mod:`vision.learn`).
+    """
+    rw, rh = roi_size
     if turned:
-        roi = face[-ROI_H:, -ROI_W:][::-1, ::-1]
+        roi = face[-rh:, -rw:][::-1, ::-1]
     else:
-        roi = face[:ROI_H, :ROI_W]
+        roi = face[:rh, :rw]
     return roi_glyphs(roi)
 
 
@@ -87,7 +94,8 @@ def percentiles_u8(img: np.ndarray, qs: tuple[float, ...]) -> list[float]:
 
 
 def roi_glyphs(roi: np.ndarray) -> Glyphs | Reject:
-    """Glyphs of one corner, given upright as a ROI_H × ROI_W crop (the index at its top left)."""
+    """Glyphs of one corner, given upright as a crop (ROI_H × ROI_W unless the design says) with
+    the index at its top left."""
     ink = ink_of(roi)
     lo, hi = percentiles_u8(ink, (5, 99.5))
     contrast = float(hi - lo)
@@ -97,17 +105,23 @@ def roi_glyphs(roi: np.ndarray) -> Glyphs | Reject:
     # A printed frame line runs past the index; under blur it merges with the
     # rank and the two would be dropped together as touching the border
     # (issue 15). Long straight runs are taken out first: no glyph has one.
-    lines = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _HLINE) | cv2.morphologyEx(mask, cv2.MORPH_OPEN, _VLINE)
+    lines = _thin_lines(mask, _HLINE, 0) | _thin_lines(mask, _VLINE, 1)
     mask = cv2.subtract(mask, cv2.dilate(lines, _DOT))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=cv2.CV_16U)
     x, y, w, h, a = (stats[:, i] for i in range(5))
-    touches = (x == 0) | (y == 0) | (x + w >= ROI_W) | (y + h >= ROI_H)
-    keep = (a >= MIN_BLOB) & ~touches  # frame lines and the card edge touch the border
+    # Frame lines and the card edge touch the border. What is left of a rounded card
+    # corner (or of its printed outline) once the straight edges beside it are taken
+    # out lies in the very corner, thin and no bigger than the corner's radius; no
+    # index starts there.
+    rh, rw = mask.shape
+    touches = (x == 0) | (y == 0) | (x + w >= rw) | (y + h >= rh)
+    arc = (x <= 4) & (y <= 4) & (a < 0.4 * w * h) & (np.maximum(w, h) <= 32)  # not a thin "7"
+    keep = (a >= MIN_BLOB) & ~touches & ~arc
     keep[0] = False
     if not keep.any():
         return Reject(Reason.NOT_THIS_DECK, "no index in the corner")
     keep &= a >= 0.1 * a[keep].max()  # crumbs of a removed frame line or card edge
-    keep = _index_column(keep, x, y, w, h)
+    keep, line = _index_column(keep, x, y, w, h)
     clean = keep[labels]
     # Split rank from suit at the lowest empty band between inked rows. A row
     # with one or two stray pixels (JPEG ringing, a speck) still counts as empty.
@@ -116,16 +130,21 @@ def roi_glyphs(roi: np.ndarray) -> Glyphs | Reject:
     if len(ys) == 0:
         return Reject(Reason.NOT_THIS_DECK, "no index in the corner")
     gaps = np.nonzero(np.diff(ys) > 2)[0]
+    # The lowest empty band that leaves a suit-sized shape below it: a thin stem
+    # (Tigullio's clubs) can leave a nearly empty row inside the suit itself.
+    while len(gaps) > 1 and ys[-1] - ys[gaps[-1] + 1] + 1 < 0.35 * (ys[gaps[-1]] - ys[0] + 1):
+        gaps = gaps[:-1]
+    split = _split_rows(ys, gaps, profile, keep, line, y, h)
     cols = clean.any(axis=0)
     xs = np.nonzero(cols)[0]
     sharp = _sharpness(ink, clean, contrast)
     red = _redness(roi, ink, clean, float(lo))
-    if len(gaps) == 0:
+    if split is None:
         whole = ink[ys[0] : ys[-1] + 1, xs[0] : xs[-1] + 1]
         box = (int(xs[0]), int(ys[0]), int(xs[-1] - xs[0] + 1), int(ys[-1] - ys[0] + 1))
         z = np.zeros(1, np.float32)
         return Glyphs(z, z, box, box, red, sharp, single=_norm(whole, RANK_SIZE))
-    cut, start = int(ys[gaps[-1]]) + 1, int(ys[gaps[-1] + 1])
+    cut, start = split
     parts = []
     for part in (clean[ys[0] : cut], clean[start : ys[-1] + 1]):
         py, px = np.nonzero(part)
@@ -135,6 +154,7 @@ def roi_glyphs(roi: np.ndarray) -> Glyphs | Reject:
     sy0, sy1 = sy0 + start, sy1 + start
     rank = ink[ry0 : ry1 + 1, rx0 : rx1 + 1]
     suit = ink[sy0 : sy1 + 1, sx0 : sx1 + 1]
+    shapes = np.nonzero(keep)[0]
     return Glyphs(
         _norm(rank, RANK_SIZE),
         _norm(suit, SUIT_SIZE),
@@ -142,16 +162,70 @@ def roi_glyphs(roi: np.ndarray) -> Glyphs | Reject:
         (sx0, sy0, sx1 - sx0 + 1, sy1 - sy0 + 1),
         red,
         sharp,
+        rank_parts=int(np.count_nonzero(y[shapes] + h[shapes] <= cut)),
     )
 
 
+def _split_rows(ys: np.ndarray, gaps: np.ndarray, profile: np.ndarray, keep: np.ndarray,
+                line: np.ndarray, y: np.ndarray, h: np.ndarray) -> tuple[int, int] | None:
+    """Where the rank ends and the suit starts (row after the rank, first row of the suit).
+
+    The lowest empty band between inked rows, when there is one. Failing that:
+    the end of the rank when the suit is a separate shape that only touches it
+    row to row, or a one- or two-pixel waist where the rank's tail joins the
+    suit (Nicu's Q); ``None`` when the index is one shape (a joker's star).
+    """
+    if len(gaps):
+        return int(ys[gaps[-1]]) + 1, int(ys[gaps[-1] + 1])
+    below = np.nonzero(keep & ~line)[0]
+    rank_end = int((y[line] + h[line]).max())
+    if len(below) and int(y[below].min()) >= rank_end and ys[-1] >= rank_end:
+        return rank_end, int(ys[np.searchsorted(ys, rank_end)])
+    top, height = int(ys[0]), int(ys[-1]) - int(ys[0]) + 1
+    rows = profile[top : top + height]
+    lo_i, hi_i = int(0.35 * height), int(0.8 * height)
+    if hi_i - lo_i < 3:
+        return None
+    k = lo_i + int(np.argmin(rows[lo_i:hi_i]))
+    if rows[k] <= 0.15 * float(np.median(rows[rows > 0])) and height - k - 1 >= 0.35 * k:
+        return top + k, top + k + 1
+    return None
+
+
+def _thin_lines(mask: np.ndarray, kernel: np.ndarray, axis: int) -> np.ndarray:
+    """The long straight runs of ``mask`` along ``kernel`` that are thin: printed lines.
+
+    A run is kept only when most of it is thin across (no ink 3 px to one side or
+    the other): where a glyph touches a big pip beside it, the joined rows are a
+    long run too, but one through solid shapes, and cutting it would cut them.
+    """
+    runs = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+    if not runs.any():
+        return runs
+    ink = mask > 0
+    side_a, side_b = np.zeros_like(ink), np.zeros_like(ink)
+    if axis == 0:  # horizontal runs: look 3 rows up and down
+        side_a[3:], side_b[:-3] = ink[:-3], ink[3:]
+    else:  # vertical runs: 3 columns left and right
+        side_a[:, 3:], side_b[:, :-3] = ink[:, :-3], ink[:, 3:]
+    thin = ~(side_a & side_b)
+    n, labels = cv2.connectedComponents(runs, connectivity=8, ltype=cv2.CV_16U)
+    on = runs > 0
+    total = np.bincount(labels[on], minlength=n)
+    thin_n = np.bincount(labels[on], weights=thin[on], minlength=n)
+    line = thin_n >= 0.5 * np.maximum(total, 1)
+    line[0] = False
+    return np.where(line[labels], np.uint8(255), np.uint8(0))
+
+
 def _index_column(keep: np.ndarray, x: np.ndarray, y: np.ndarray, w: np.ndarray,
-                  h: np.ndarray) -> np.ndarray:
+                  h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Only the shapes of the index column: real decks print pips right beside the index.
 
     The rank is the top shape (with its neighbours on the same line: "10");
     below it only shapes centred within that column count (the suit), not a
-    pip of the face standing next to them.
+    pip of the face standing next to them. Returns the column's shapes, and the
+    rank's (the top line) among them.
     """
     idx = np.nonzero(keep)[0]
     top = idx[np.argmin(y[idx])]
@@ -164,7 +238,9 @@ def _index_column(keep: np.ndarray, x: np.ndarray, y: np.ndarray, w: np.ndarray,
     out = np.zeros_like(keep)
     out[col] = True
     out[line] = True
-    return out
+    rank = np.zeros_like(keep)
+    rank[line] = True
+    return out, rank
 
 
 def _sharpness(ink: np.ndarray, clean: np.ndarray, contrast: float) -> float:
@@ -211,13 +287,15 @@ def _redness(roi: np.ndarray, ink: np.ndarray, clean: np.ndarray, paper: float) 
     return float(r - (g + b) / 2) / max(dark, 1.0)
 
 
-def pip_count(face: np.ndarray) -> int:
+def pip_count(face: np.ndarray, index: tuple[Glyphs, Glyphs] | None = None) -> int:
     """How many pips the middle of an upright face shows (0 when there is no clear pattern).
 
     Number cards carry as many pips as their rank and an ace one, in every
     design; learning uses the count as evidence of the order of the pass
     (see :mod:`vision.learn`). Court pictures give some other count, which
-    learning never relies on. Shapes in the corner index columns are left out.
+    learning never relies on. Shapes in the corner index columns are left out,
+    and so are the shapes of ``index`` (both corners' glyphs as read), wherever
+    they are: a big index reaches past the usual corner (Nicu's).
     """
     h, w = face.shape[:2]
     y0, y1, x0, x1 = int(h * 0.06), int(h * 0.94), int(w * 0.10), int(w * 0.90)
@@ -232,6 +310,13 @@ def pip_count(face: np.ndarray) -> int:
     cx = (cents[1:, 0] + x0) / w
     cy = (cents[1:, 1] + y0) / h
     in_index = ((cx < 0.22) | (cx > 0.78)) & ((cy < 0.30) | (cy > 0.70))
+    if index is not None:
+        px, py = cx * w, cy * h
+        for k, g in enumerate(index):
+            for bx, by, bw, bh in (g.rank_box, g.suit_box):
+                if k == 1:  # the bottom-right corner was read turned 180°
+                    bx, by = w - (bx + bw), h - (by + bh)
+                in_index |= (px >= bx - 3) & (px <= bx + bw + 3) & (py >= by - 3) & (py <= by + bh + 3)
     big = (area >= 60) & ~in_index
     if not big.any():
         return 0

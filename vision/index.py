@@ -30,9 +30,9 @@ import numpy as np
 from dealer.cards import Card, Rank, Suit
 from dealer.play_watch import Partial
 from vision.decision import Outcome, Read, Reason, Reject
-from vision.glyphs import ROI_H, ROI_W, Glyphs, corner_glyphs, roi_glyphs
+from vision.glyphs import Glyphs, corner_glyphs, roi_glyphs
 from vision.learn import CHECK_CARDS, LearnedDesign, LearnError, is_back
-from vision.locate import locate
+from vision.locate import Located, locate
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class IndexReader:
         no_index = 0  # corners where not even an index shape was found
         for corner, turned in (("top-left", False), ("bottom-right", True)):
             # Only the corner is warped, not the whole face: the same pixels, for less time.
-            g = roi_glyphs(found.corner(ROI_W, ROI_H, turned=turned))
+            g = roi_glyphs(found.corner(*self.design.roi, turned=turned))
             no_index += isinstance(g, Reject)
             r = g if isinstance(g, Reject) else self._corner(g)
             if isinstance(r, Reject):
@@ -95,7 +95,7 @@ class IndexReader:
             else:
                 reads.append(r)
         if fails:
-            if no_index == 2 and face_is_down(found.face, self.t.paper_min):
+            if no_index == 2 and face_is_down(found, self.t.paper_min):
                 return Reject(Reason.FACE_DOWN, "no index in either corner and a patterned middle "
                               "(learn the design with --back to recognise the back itself)")
             corner, r = fails[0]
@@ -121,7 +121,7 @@ class IndexReader:
         d, t = self.design, self.t
         got: list[tuple[Rank, bool, dict[Suit, float]]] = []
         for turned in (False, True):
-            g = corner_glyphs(face, turned=turned)
+            g = corner_glyphs(face, turned=turned, roi_size=self.design.roi)
             if isinstance(g, Reject) or g.single is not None or g.sharpness < t.blur_ratio * d.sharpness:
                 return None
             rs = d.rank_templates @ g.rank.ravel()
@@ -200,7 +200,7 @@ class IndexReader:
         return CornerRead(Card(suit, rank), r_best, r_best - r_next, s_best, s_best - float(ss[si[1]]))
 
 
-def face_is_down(face: np.ndarray, paper_min: float = Thresholds.paper_min) -> bool:
+def face_is_down(face: np.ndarray | Located, paper_min: float = Thresholds.paper_min) -> bool:
     """True when the middle of an upright face is mostly not paper (a patterned back).
 
     Only a tie-breaker for a face whose indices could not be read: a pictured
@@ -209,10 +209,14 @@ def face_is_down(face: np.ndarray, paper_min: float = Thresholds.paper_min) -> b
     return _paper_share(face) < paper_min
 
 
-def _paper_share(face: np.ndarray) -> float:
+def _paper_share(face: np.ndarray | Located) -> float:
     """Share of the card's middle that is as light as its margin (a face), not a back."""
-    mid = face[70:350:2, 50:250:2].min(axis=2)
-    margin = np.median(face[150:270, 3:9].min(axis=2))
+    if isinstance(face, Located):  # only the pixels used are warped
+        mid = face.region(50, 70, 200, 280, step=2).min(axis=2)
+        margin = np.median(face.region(3, 150, 6, 120).min(axis=2))
+    else:
+        mid = face[70:350:2, 50:250:2].min(axis=2)
+        margin = np.median(face[150:270, 3:9].min(axis=2))
     return float(np.mean(mid > margin * 0.75))
 
 

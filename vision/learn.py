@@ -58,10 +58,13 @@ import numpy as np
 from dealer.cards import Card, Rank, Suit
 from dealer.errors import BoardwrightError
 from vision.decision import Reject
-from vision.glyphs import SUIT_SIZE, Glyphs, _norm, corner_glyphs, pip_count
+from vision.glyphs import ROI_H, ROI_W, SUIT_SIZE, Glyphs, _norm, corner_glyphs, pip_count
 from vision.locate import Located, locate
 
 FORMAT_VERSION = 1
+#: The corners (w, h) tried for the index, smallest first: a 300×420 face's usual
+#: index fits the first; a design learns the first that fits all 52 cards.
+ROI_SIZES = ((ROI_W, ROI_H), (128, 190), (160, 230))
 
 
 class LearnError(BoardwrightError):
@@ -86,6 +89,7 @@ class LearnedDesign:
     source: str = ""
     order: str = ""  # the order the learning pass was found in, as stated to the operator
     back_template: np.ndarray | None = None  # (BACK_SIZE) unit vector of the card back
+    roi: tuple[int, int] = (ROI_W, ROI_H)  # (w, h) of the corner that holds the index
 
     # ----------------------------------------------------------------- storage
     def save(self, path: str | Path) -> Path:
@@ -93,7 +97,8 @@ class LearnedDesign:
         path.parent.mkdir(parents=True, exist_ok=True)
         meta = {"format": FORMAT_VERSION, "name": self.name, "source": self.source,
                 "suit_height": self.suit_height, "red_split": self.red_split,
-                "red_gap": self.red_gap, "sharpness": self.sharpness, "order": self.order}
+                "red_gap": self.red_gap, "sharpness": self.sharpness, "order": self.order,
+                "roi": list(self.roi)}
         arrays = {"rank_templates": self.rank_templates, "suit_templates": self.suit_templates,
                   "rank_height": self.rank_height, "rank_aspect": self.rank_aspect,
                   "suit_aspect": self.suit_aspect}
@@ -122,6 +127,7 @@ class LearnedDesign:
                    suit_height=meta["suit_height"], red_split=meta["red_split"],
                    red_gap=meta["red_gap"], sharpness=meta["sharpness"],
                    order=meta.get("order", ""), back_template=arrays.pop("back_template", None),
+                   roi=tuple(meta.get("roi", (ROI_W, ROI_H))),
                    joker_template=arrays.pop("joker_template", None), **arrays)
 
 
@@ -189,6 +195,21 @@ def is_back(design: LearnedDesign, face: np.ndarray | Located, min_corr: float =
     return max(float(design.back_template @ sig), float(design.back_template @ turned)) >= min_corr
 
 
+def _lobe_dip(suit: np.ndarray) -> float:
+    """How deep the narrowing under a club's top lobe is, as a share of the symbol's width.
+
+    Reading down a club, its width grows over the top lobe, narrows at the lobe's
+    foot, then grows again over the side lobes; a spade only widens from its tip.
+    """
+    img = suit.reshape(SUIT_SIZE[1], SUIT_SIZE[0])
+    width = (img > 0).sum(axis=1).astype(float)
+    top = width[: int(0.65 * len(width))]
+    best = 0.0
+    for j in range(1, len(top) - 1):
+        best = max(best, min(top[:j].max(), top[j:].max()) - top[j])
+    return best / max(float(width.max()), 1.0)
+
+
 def _generic_suits() -> np.ndarray:
     """(2 styles, 4 suits, 32*32): plain suit shapes, to tell ♥ from ♦ and ♠ from ♣."""
     from vision.render import suit_mask
@@ -217,12 +238,17 @@ class _Seen:
         return (self.glyphs[0].redness + self.glyphs[1].redness) / 2
 
 
-def _frame_glyphs(frame_name: str, frame: np.ndarray, label: str,
-                  single_ok: bool) -> tuple[Glyphs, Glyphs, np.ndarray]:
+def _locate(frame_name: str, frame: np.ndarray, label: str) -> Located:
     found = locate(frame)
     if isinstance(found, Reject):
         raise LearnError(f"frame {frame_name} ({label}): {found.reason.value}: {found.detail}")
-    both = (corner_glyphs(found.face), corner_glyphs(found.face, turned=True))
+    return found
+
+
+def _frame_glyphs(frame_name: str, found: Located, label: str, single_ok: bool,
+                  roi_size: tuple[int, int]) -> tuple[Glyphs, Glyphs]:
+    both = (corner_glyphs(found.face, roi_size=roi_size),
+            corner_glyphs(found.face, turned=True, roi_size=roi_size))
     for corner, g in zip(("top-left", "bottom-right"), both, strict=True):
         if isinstance(g, Reject):
             raise LearnError(f"frame {frame_name} ({label}), {corner} index: "
@@ -230,7 +256,7 @@ def _frame_glyphs(frame_name: str, frame: np.ndarray, label: str,
         if not single_ok and g.single is not None:
             raise LearnError(f"frame {frame_name} ({label}), {corner} index: "
                              "rank and suit could not be told apart")
-    return both[0], both[1], found.face  # type: ignore[return-value]
+    return both[0], both[1]  # type: ignore[return-value]
 
 
 def learn(name: str, frames: Iterable[tuple[str, np.ndarray]], *, jokers: int = 0,
@@ -243,16 +269,30 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray]], *, jokers: int = 
     order cannot be established raises :class:`LearnError`.
     """
     it: Iterator[tuple[str, np.ndarray]] = iter(frames)
-    seen: list[_Seen] = []
-    for k, (frame_name, frame) in enumerate(itertools.islice(it, 52)):
-        a, b, face = _frame_glyphs(frame_name, frame, f"card {k + 1} of the pass", False)
-        seen.append(_Seen(frame_name, (a, b), pip_count(face)))
-    if len(seen) < 52:
-        raise LearnError(f"the learning pass has {len(seen)} frames; a sorted deck needs 52"
+    cards_seen = [(frame_name, _locate(frame_name, frame, f"card {k + 1} of the pass"))
+                  for k, (frame_name, frame) in enumerate(itertools.islice(it, 52))]
+    if len(cards_seen) < 52:
+        raise LearnError(f"the learning pass has {len(cards_seen)} frames; a sorted deck needs 52"
                          + (f" and {jokers} joker(s)" if jokers else ""))
+    # The corner that holds the index: the usual one, or a larger one for a deck
+    # whose big index does not fit it (Nicu's), the same for every card of the pass.
+    first_error: LearnError | None = None
+    for roi_size in ROI_SIZES:
+        try:
+            seen = []
+            for k, (frame_name, found) in enumerate(cards_seen):
+                both = _frame_glyphs(frame_name, found, f"card {k + 1} of the pass", False, roi_size)
+                seen.append(_Seen(frame_name, both, pip_count(found.face, both)))
+            break
+        except LearnError as e:
+            first_error = first_error or e
+    else:
+        assert first_error is not None
+        raise first_error
     joker_glyphs: list[np.ndarray] = []
     for j, (frame_name, frame) in enumerate(itertools.islice(it, jokers)):
-        a, b, _ = _frame_glyphs(frame_name, frame, f"joker {j + 1}", True)
+        a, b = _frame_glyphs(frame_name, _locate(frame_name, frame, f"joker {j + 1}"),
+                             f"joker {j + 1}", True, roi_size)
         joker_glyphs += [g.single if g.single is not None else g.rank for g in (a, b)]
     if len(joker_glyphs) < 2 * jokers:
         raise LearnError(f"the learning pass ended after {len(joker_glyphs) // 2} of {jokers} jokers")
@@ -286,6 +326,7 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray]], *, jokers: int = 
         source=source,
         order=order,
         back_template=back_template,
+        roi=roi_size,
     )
 
 
@@ -325,10 +366,21 @@ def infer_order(seen: list[_Seen]) -> tuple[list[Card], str]:
         r1, r2 = colour_runs
         score = [float(np.max(generic[:, int(s)] @ run_means[r])) for r in (r1, r2) for s in pair]
         straight, crossed = score[0] + score[3], score[1] + score[2]
-        if abs(straight - crossed) < 0.1:
+        margin = straight - crossed
+        if pair[0] is Suit.SPADES:
+            # Real spades and clubs are drawn far from any one generic shape (Nicu's
+            # spade fits the generic club nearly as well). The club's lobes are the
+            # second, independent cue: the narrowing under its top lobe.
+            dip = _lobe_dip(run_means[r2]) - _lobe_dip(run_means[r1])  # > 0: run r2 is the club
+            if abs(dip) >= 0.06 and (dip > 0) != (margin > 0):
+                raise LearnError(f"cannot establish the order of the pass: cannot tell ♠ from ♣ "
+                                 f"in runs {r1 + 1} and {r2 + 1} (shape and lobes disagree)")
+            if abs(margin) < 0.1 and abs(margin) >= 0.03 and abs(dip) >= 0.06:
+                margin = 0.1 if dip > 0 else -0.1  # two weaker cues that agree
+        if abs(margin) < 0.1:
             raise LearnError(f"cannot establish the order of the pass: cannot tell "
                              f"{pair[0].symbol} from {pair[1].symbol} in runs {r1 + 1} and {r2 + 1}")
-        first, second = pair if straight > crossed else pair[::-1]
+        first, second = pair if margin > 0 else pair[::-1]
         suit_of_run[r1], suit_of_run[r2] = first, second
     # 4. Places within a run: every card's rank glyph matches its place in the other runs.
     rank_vecs = np.stack([s.vec("rank") for s in seen])
@@ -358,12 +410,18 @@ def infer_order(seen: list[_Seen]) -> tuple[list[Card], str]:
                          f"{share:.0%} of the number cards)." + hint)
     aspect = np.array([np.mean([seen[13 * b + p].glyphs[k].rank_box[2] / seen[13 * b + p].glyphs[k].rank_box[3]
                                 for b in range(4) for k in (0, 1)]) for p in range(13)])
+    parts = np.array([np.median([seen[13 * b + p].glyphs[k].rank_parts for b in range(4) for k in (0, 1)])
+                      for p in range(13)])
     ten = ranks.index(10)
     digits = [p for p in range(13) if ranks[p] < 10]
-    if aspect[ten] <= float(np.median(aspect[digits])):  # condensed tens (Dondorf) are still wider
+    # Two characters: wider than a typical digit (Dondorf's condensed tens still are),
+    # or two shapes side by side where a digit is one (Tigullio's tall narrow "10").
+    wider = aspect[ten] > float(np.median(aspect[digits]))
+    two = parts[ten] >= 2 and float(np.median(parts[digits])) <= 1
+    if not (wider or two):
         raise LearnError(f"cannot establish the order of the pass: the {order_name} order puts the "
-                         f"10 at place {ten + 1}, but that index is narrower than a typical "
-                         "single digit." + hint)
+                         f"10 at place {ten + 1}, but that index is neither wider than a typical "
+                         "single digit nor two characters." + hint)
     cards = [Card(suit_of_run[i // 13], Rank(ranks[i % 13])) for i in range(52)]
     suits_text = " ".join(suit_of_run[b].symbol for b in range(4))
     named = {("♠ ♥ ♦ ♣", "A..2"): " (bridge order)", ("♣ ♦ ♥ ♠", "2..A"): " (boardwright order)"}

@@ -69,14 +69,14 @@ class Located:
             self._face = cv2.warpPerspective(self._frame, self._m, (FACE_W, FACE_H), flags=cv2.INTER_LINEAR)
         return self._face
 
-    def region(self, x: int, y: int, w: int, h: int, *, grey: bool = False) -> np.ndarray:
-        """Pixels ``[y:y+h, x:x+w]`` of the upright face, warped on their own."""
+    def region(self, x: int, y: int, w: int, h: int, *, step: int = 1) -> np.ndarray:
+        """Pixels ``[y:y+h:step, x:x+w:step]`` of the upright face, warped on their own."""
         if self._face is not None:
-            part = self._face[y : y + h, x : x + w]
-            return cv2.cvtColor(part, cv2.COLOR_BGR2GRAY) if grey else part
-        shift = np.array([[1, 0, -x], [0, 1, -y], [0, 0, 1]], np.float64)
-        src = self._grey if grey or self._frame.ndim != 3 else self._frame
-        return cv2.warpPerspective(src, shift @ self._m, (w, h), flags=cv2.INTER_LINEAR)
+            return self._face[y : y + h : step, x : x + w : step]
+        # Output pixel (u, v) is face pixel (x + step*u, y + step*v): the same sampling.
+        pick = np.array([[1 / step, 0, -x / step], [0, 1 / step, -y / step], [0, 0, 1]], np.float64)
+        return cv2.warpPerspective(self._frame, pick @ self._m, (-(-w // step), -(-h // step)),
+                                   flags=cv2.INTER_LINEAR)
 
     def grey_face(self, w: int, h: int) -> np.ndarray:
         """The whole face in grey, warped straight to ``w × h`` (a small picture of it)."""
