@@ -300,7 +300,8 @@ def test_desk_corrections_audit_swap_artificial_and_exports(app: Flask) -> None:
         "csrf_token": tok, "version": str(row.version), "action": "correct", "contract": "4S",
         "declarer": "N", "tricks": "9", "reason": "late"}, follow_redirects=True)
     assert "conflict" in r.get_data(as_text=True)
-    c.post(f"/events/{ce}/desk/result/{row.id}", data={"csrf_token": tok, "action": "swap"})
+    c.post(f"/events/{ce}/desk/result/{row.id}", data={"csrf_token": tok, "action": "swap",
+                                                       "reason": "sat the wrong way"})
     with app.app_context():
         fixed = rs.result(store(), row.id)
         audit = [(a.field, a.old, a.new, a.who) for a in rs.changes(store(), ce)]
@@ -308,7 +309,8 @@ def test_desk_corrections_audit_swap_artificial_and_exports(app: Flask) -> None:
     assert ("tricks", "10", "11", "director td") in audit
     assert ("score", "420", "450", "director td") in audit
     c.post(f"/events/{ce}/desk/result/{row.id}", data={
-        "csrf_token": tok, "action": "artificial", "ns_artificial": "A+", "ew_artificial": "A-"})
+        "csrf_token": tok, "action": "artificial", "ns_artificial": "A+", "ew_artificial": "A-",
+        "reason": "ruling"})
     with app.app_context():
         assert rs.result(store(), row.id).ns_artificial == "A+"
     csv_text = c.get(f"/events/{ce}/export.csv").get_data(as_text=True)

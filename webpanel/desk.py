@@ -1,13 +1,22 @@
-"""The results desk: live rankings, travellers, corrections with their audit trail,
-artificial scores, fouled boards and NS/EW swaps."""
+"""The results desk: live rankings, travellers, the tables' progress, corrections with
+their audit trail, artificial scores, fouled boards, NS/EW swaps and the director's own
+entry for a table whose phone died.
+
+A form that cannot be carried out is answered with the desk itself, the message
+beside the form and the form as it was typed (status 400), never a bare error page.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import secrets
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
+from dealer.errors import BoardwrightError
 from dealer.store import results as rs
 from webpanel import contexts, fields
 from webpanel.db import store
@@ -16,10 +25,33 @@ from webpanel.security import director_required, who
 
 bp = Blueprint("desk", __name__, url_prefix="/events/<int:ce_id>/desk")
 
+#: The corrections that change a result: each needs a reason for the audit trail.
+CORRECTIONS = ("correct", "artificial", "fouled", "swap")
 
-@bp.route("/")
-@director_required
-def show(ce_id: int) -> str:
+
+@dataclass
+class FormError:
+    """A refused desk form: which form (``r<result id>`` or ``entry``), why, and what
+    was typed, so the desk shows it again as it was."""
+
+    form: str
+    message: str
+    field: str = ""
+    values: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    def value(self, form: str, name: str, default: object = "") -> object:
+        """What the form showed for ``name``: as typed when this form was refused."""
+        if form == self.form and name in self.values:
+            return self.values[name]
+        return default
+
+
+class _NoError(FormError):
+    def value(self, form: str, name: str, default: object = "") -> object:
+        return default
+
+
+def _context(ce_id: int) -> dict[str, object]:
     ce = rs.get_event(store(), ce_id)
     name, date = rs.event_name(store(), ce_id)
     scored = score_event(store(), ce_id)
@@ -28,13 +60,26 @@ def show(ce_id: int) -> str:
     missing = [(sec, s) for sec in ce.sections for s in m.sittings
                if s.round <= ce.current_round and s.ns and s.ew
                for b in s.boards if (sec, s.table, b) not in entered]
-    return render_template("desk/show.html", ce=ce, name=name, date=date, scored=scored,
-                           changes=rs.changes(store(), ce_id), missing=missing,
-                           window_open=rs.correction_window_open(ce),
-                           # The cards replaced one by one are in the log by their hash:
-                           # the desk shows the director's actions.
-                           log=[a for a in rs.audit_log(store(), ce_id)
-                                if a.action != "table-card-replaced"])
+    return dict(ce=ce, name=name, date=date, scored=scored, trail=rs.trail(store(), ce_id),
+                missing=missing, window_open=rs.correction_window_open(ce),
+                sid=secrets.token_hex(16),
+                # The cards replaced one by one are in the log by their hash: the desk
+                # shows the director's actions.
+                log=[a for a in rs.audit_log(store(), ce_id)
+                     if a.action != "table-card-replaced"])
+
+
+@bp.route("/")
+@director_required
+def show(ce_id: int) -> str:
+    return render_template("desk/show.html", error=_NoError("", ""), **_context(ce_id))
+
+
+def _refused(ce_id: int, form: str, exc: BoardwrightError) -> tuple[str, int]:
+    """The desk again, with the message beside ``form`` and what was typed in it."""
+    values = {k: v for k, v in request.form.items() if k != "csrf_token"}
+    err = FormError(form, str(exc), getattr(exc, "field", ""), values)
+    return render_template("desk/show.html", error=err, **_context(ce_id)), 400
 
 
 @bp.route("/rankings.json")
@@ -58,14 +103,32 @@ def _mine(ce_id: int, result_id: int) -> rs.ResultRow:
     return row
 
 
+def _reason(action: str, reason: str) -> str:
+    """A correction's reason, which the audit trail must have (Law 79C, a ruling)."""
+    if action in CORRECTIONS and not reason.strip():
+        raise rs.EntryError("reason: say why the result is corrected (it goes in the audit "
+                            "trail)", "reason")
+    return reason.strip()
+
+
 @bp.route("/result/<int:result_id>", methods=["POST"])
 @director_required
-def correct(ce_id: int, result_id: int) -> Response:
-    row = _mine(ce_id, result_id)
+def correct(ce_id: int, result_id: int) -> Response | tuple[str, int]:
+    try:
+        row = _mine(ce_id, result_id)
+    except rs.EntryError as exc:
+        return _refused(ce_id, "", exc)
+    try:
+        return _correct(ce_id, row)
+    except BoardwrightError as exc:
+        return _refused(ce_id, f"r{row.id}", exc)
+
+
+def _correct(ce_id: int, row: rs.ResultRow) -> Response | tuple[str, int]:
     f = request.form
     action = f.get("action", "correct")
     # Every field exactly as sent: too long, out of range or not a number is refused
-    # (a 400 naming the field), never cut or clamped into something else.
+    # (naming the field), never cut or clamped into something else.
     reason = fields.text(f, "reason", rs.REASON_MAX)
     version = fields.number(f, "version", 1, 10**9)
     if action == "play":
@@ -73,45 +136,65 @@ def correct(ce_id: int, result_id: int) -> Response:
         flash(f"Board {row.board} table {row.table_no}: recorded play of {n} tricks.", "ok")
         return _back(ce_id)
     if action == "swap":
-        out = rs.swap_pairs(store(), row.id, who=who(), reason=reason)
+        out = rs.swap_pairs(store(), row.id, who=who(), reason=_reason(action, reason))
     elif action == "artificial":
-        out = rs.correct(store(), row.id, who=who(), reason=reason or "artificial score",
-                         expected_version=version,
-                         ns_artificial=fields.text(f, "ns_artificial", 8),
-                         ew_artificial=fields.text(f, "ew_artificial", 8))
+        ns_a, ew_a = fields.text(f, "ns_artificial", 8), fields.text(f, "ew_artificial", 8)
+        out = rs.correct(store(), row.id, who=who(), reason=_reason(action, reason),
+                         expected_version=version, ns_artificial=ns_a, ew_artificial=ew_a)
     elif action == "fouled":
-        out = rs.correct(store(), row.id, who=who(), reason=reason or "fouled board (Law 87)",
-                         expected_version=version,
-                         fouled_group=fields.number(f, "fouled_group", 0, 9, 0))
+        group = fields.number(f, "fouled_group", 0, 9, 0)
+        out = rs.correct(store(), row.id, who=who(), reason=_reason(action, reason),
+                         expected_version=version, fouled_group=group)
     elif action == "correct":
         values: dict[str, object] = {
             "contract": fields.text(f, "contract", 8), "declarer": fields.text(f, "declarer", 1),
             "tricks": fields.number(f, "tricks", 0, 13)}
         if "lead" in f:
             values["lead"] = fields.text(f, "lead", 3)
-        out = rs.correct(store(), row.id, who=who(), reason=reason, expected_version=version,
-                         ns_artificial=None, ew_artificial=None, not_played=False, **values)
+        out = rs.correct(store(), row.id, who=who(), reason=_reason(action, reason),
+                         expected_version=version, ns_artificial=None, ew_artificial=None,
+                         not_played=False, **values)
     else:
         raise rs.EntryError(f"action: unknown action {action[:20]!r}", "action")
-    flash(f"Board {row.board} table {row.table_no}: {out.status}: {out.message}",
-          "ok" if out.status == "corrected" else "error")
+    if out.status != "corrected":  # a conflict: said beside the form, as typed
+        raise rs.EntryError(f"{out.status}: {out.message}", "version")
+    flash(f"Board {row.board} table {row.table_no}: {out.status}: {out.message}", "ok")
     return _back(ce_id)
 
 
 @bp.route("/adjust", methods=["POST"])
 @director_required
-def adjust(ce_id: int) -> Response:
-    """An artificial score or not-played where the table entered nothing."""
+def adjust(ce_id: int) -> Response | tuple[str, int]:
+    """The director's entry where the table entered nothing: the table's own result
+    (its phone died), an artificial score, or not played."""
+    try:
+        return _adjust(ce_id)
+    except BoardwrightError as exc:
+        return _refused(ce_id, "entry", exc)
+
+
+def _adjust(ce_id: int) -> Response:
     f = request.form
     table, rnd, board = (fields.number(f, k, 1, 10**6) for k in ("table", "round", "board"))
-    if table is None or rnd is None or board is None:
-        raise rs.EntryError("table, round and board must be numbers", "board")
-    art = None if f.get("not_played") == "on" else (fields.text(f, "ns_artificial", 8, "A"),
-                                                   fields.text(f, "ew_artificial", 8, "A"))
-    out = rs.director_entry(store(), ce_id, fields.text(f, "section", 4, "A"), table, rnd,
-                            board, who=who(), artificial=art, not_played=art is None)
-    flash(f"Board {board} table {table}: {out.status}: {out.message}",
-          "ok" if out.status == "recorded" else "error")
+    for name, v in (("table", table), ("round", rnd), ("board", board)):
+        if v is None:
+            raise rs.EntryError(f"{name}: say which {name} (a number)", name)
+    assert table is not None and rnd is not None and board is not None
+    section = fields.text(f, "section", 4, "A")
+    action = f.get("action", "")
+    if action == "result" or (not action and f.get("contract")):
+        entry = rs.Entry(board, fields.text(f, "contract", 8), fields.text(f, "declarer", 1),
+                         fields.number(f, "tricks", 0, 13), fields.text(f, "lead", 3))
+        out = rs.director_result(store(), ce_id, section, table, rnd, entry, who=who(),
+                                 submission_id=fields.text(f, "sid", 64) or secrets.token_hex(16))
+    else:
+        art = None if (action == "not_played" or f.get("not_played") == "on") else (
+            fields.text(f, "ns_artificial", 8, "A"), fields.text(f, "ew_artificial", 8, "A"))
+        out = rs.director_entry(store(), ce_id, section, table, rnd, board, who=who(),
+                                artificial=art, not_played=art is None)
+    if out.status not in ("recorded", "duplicate"):
+        raise rs.EntryError(f"{out.status}: {out.message}", "board")
+    flash(f"Board {board} table {section}{table}: {out.status}: {out.message}", "ok")
     return _back(ce_id)
 
 

@@ -25,12 +25,17 @@ for NS and EW: percentages, IMPs, or a team's board IMPs.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from dealer.events.imps_events import ImpPairsEvent, score_imp_pairs
-from dealer.events.matchpoints import MatchpointEvent, MatchpointOptions, score_matchpoints
+from dealer.events.matchpoints import (
+    MatchpointEvent,
+    MatchpointOptions,
+    pair_keys,
+    score_matchpoints,
+)
 from dealer.events.model import EventError, Result
 from dealer.events.movements import Movement
 from dealer.events.rankings import Placing, rank, rank_event
@@ -72,6 +77,10 @@ class Standing:
     imps_against: float | None = None
     matches: int | None = None
     total: float | None = None  # matchpoints: the pair's total matchpoints (``score`` is %)
+    top: float | None = None  # matchpoints: the sum of the tops of the pair's boards
+    # False while none of the pair's boards has a second result to compare with: its
+    # score is no score yet (0% or 0 IMPs would read as the worst result of the night).
+    compared: bool = True
 
 
 @dataclass
@@ -155,23 +164,28 @@ def score_event(rows: Sequence[R], lines: Sequence[Result] | None = None, *,
         elif method == "matchpoints":
             ev = score_matchpoints(lines, MatchpointOptions(scale=scale, numbering=numbering))
             out.event = ev
+            compared = {k for k, t in ev.totals.items() if t.top > 0}.__contains__
             for row, res, ln in zip(rows, lines, ev.lines, strict=True):
                 out.travellers[res.board].append((row, ln.ns_percent, ln.ew_percent))
                 out.points[id(row)] = (ln.ns_mp, ln.ew_mp, ln.top)
             for line, places in rank_event(ev, movement).items():
                 out.placings[line] = places
-                out.rankings[line] = [Standing(p.place, str(p.key), round(p.score, 2), "%",
-                                               ev.totals[p.key].boards,
-                                               total=ev.totals[p.key].mp) for p in places]
+                out.rankings[line] = [Standing(place, str(p.key), round(p.score, 2), "%",
+                                               ev.totals[p.key].boards, total=ev.totals[p.key].mp,
+                                               top=ev.totals[p.key].top,
+                                               compared=ev.totals[p.key].top > 0)
+                                      for place, p in _placed(places, compared)]
         else:
             iev = score_imp_pairs(lines, method=method, numbering=numbering)
             out.event = iev
             for row, res, il in zip(rows, lines, iev.lines, strict=True):
                 out.travellers[res.board].append((row, il.ns_imps, il.ew_imps))
             out.placings[""] = rank(iev.totals)
-            out.rankings[""] = [Standing(p.place, str(p.key), round(p.score, 2), "IMPs",
-                                         iev.boards.get(p.key, 0))  # type: ignore[call-overload]
-                                for p in out.placings[""]]
+            seen = _compared_pairs(lines, numbering)
+            out.rankings[""] = [Standing(place, str(p.key), round(p.score, 2), "IMPs",
+                                         iev.boards.get(p.key, 0),  # type: ignore[call-overload]
+                                         compared=p.key in seen)
+                                for place, p in _placed(out.placings[""], seen.__contains__)]
     except EventError as exc:
         out.problem = str(exc)
         out.points.clear()
@@ -183,6 +197,26 @@ def score_event(rows: Sequence[R], lines: Sequence[Result] | None = None, *,
         freq = Counter(res_score for res_score in (_score(r) for r, _, _ in tl)
                        if res_score is not None)
         out.frequencies[board] = sorted(freq.items(), reverse=True)
+    return out
+
+
+def _placed(places: list[Placing], compared: Callable[[Any], bool]) -> list[tuple[str, Placing]]:
+    """The places again among the pairs with a comparison, the others last and unplaced:
+    a pair with no comparison yet is not tied for last with the pair that came last."""
+    live = [p for p in places if compared(p.key)]
+    if len(live) == len(places):
+        return [(p.place, p) for p in places]
+    again = {p.key: p.place for p in rank({p.key: p.score for p in live})}
+    return [(again[p.key], p) for p in live] + [("", p) for p in places if not compared(p.key)]
+
+
+def _compared_pairs(lines: Sequence[Result], numbering: str) -> set[Any]:
+    """The pairs with a board that has at least two lines to compare (IMP pairs)."""
+    per_board = Counter((r.board, r.group) for r in lines if r.kind != "not_played")
+    out: set[Any] = set()
+    for r in lines:
+        if r.kind != "not_played" and per_board[(r.board, r.group)] > 1:
+            out.update(pair_keys(r, numbering))
     return out
 
 

@@ -63,6 +63,7 @@ from dealer.store.results.entry import (
     LEADS,
     Entry,
     director_entry,
+    director_result,
     set_play,
     submit,
     vulnerability_of,
@@ -91,12 +92,14 @@ from dealer.store.results.fairplay import (
 )
 from dealer.store.results.reading import (
     ResultLine,
+    TrailLine,
     as_results,
     changes,
     describe,
     result,
     results,
     table_results,
+    trail,
 )
 
 __all__ = [
@@ -104,12 +107,12 @@ __all__ = [
     "edit_club_event", "events_using", "rename_deal_set", "result_count",
     "EDITABLE", "REASON_MAX", "LEADS", "Entry", "EntryError", "Outcome", "ResultLine", "as_results",
     "changes", "correct", "correct_at_table", "correction_window_open", "create_club_event",
-    "dealset_of", "describe", "director_entry", "event_name", "find_table", "get_event",
+    "dealset_of", "describe", "director_entry", "director_result", "event_name", "find_table", "get_event",
     "list_events", "max_board", "movement", "movement_of", "result", "results", "set_play",
     "set_sealed", "submit", "swap_pairs", "table_results", "tokens", "update_event",
     "vulnerability_of", "warnings_for",
     "REVEAL", "Refused", "TableState", "add_audit", "audit_log", "close_event", "closed_message",
     "current_round", "may_change", "new_table_cards", "playing", "record_view",
     "replaced_card", "reveal_refusal", "reveals", "round_done", "round_of", "rounds_open",
-    "submit_at_table", "table_state",
+    "submit_at_table", "table_state", "TrailLine", "trail",
 ]

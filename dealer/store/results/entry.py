@@ -33,6 +33,7 @@ from dealer.events.model import Artificial, EventError, Result
 from dealer.events.validation import check_results
 from dealer.scoring.duplicate import score_ns
 from dealer.seats import Seat, Vulnerability, board_vulnerability
+from dealer.store import audit
 from dealer.store.models import BoardRow
 from dealer.store.panel_models import ClubEvent, ResultChange, ResultRow, Submission
 from dealer.store.repository import Store
@@ -215,26 +216,56 @@ def _after_race(store: Store, club_event_id: int, section: str, table: int, boar
                    f"({describe(row)}); ask the director to correct it if it is wrong")
 
 
-def director_entry(store: Store, club_event_id: int, section: str, table: int, round_no: int,
-                   board: int, *, who: str, artificial: tuple[str, str] | None = None,
-                   not_played: bool = False) -> Outcome:
-    """The director records an artificial score or a not-played board where none was entered."""
-    ce = get_event(store, club_event_id)
-    m = movement_of(ce, section)
+def _director_sitting(ce: ClubEvent, section: str, table: int, round_no: int,
+                      board: int) -> tuple[int, int]:
+    """The pairs the movement seats at the table in the round, once the place is checked."""
     # Checked against the movement before any number reaches the database (a huge
     # board number would overflow the driver; a wrong one would score nonsense).
     if section not in ce.sections:
         raise EntryError(f"there is no section {section!r} in this event", "section")
+    m = movement_of(ce, section)
     if not 1 <= table <= m.tables:
         raise EntryError(f"table {table} is not in the movement (1-{m.tables})", "table")
     if not 1 <= round_no <= m.rounds:
         raise EntryError(f"round {round_no} is not in the movement (1-{m.rounds})", "round")
     sitting = m.at(table, round_no)
+    if not (sitting.ns and sitting.ew):
+        raise EntryError(f"table {table} has no game in round {round_no} (a sit-out)", "table")
     if board not in sitting.boards:
-        raise EntryError(f"table {table} does not play board {board} in round {round_no}",
-                         "board")
+        raise EntryError(f"table {table} does not play board {board} in round {round_no} "
+                         f"(it plays {', '.join(map(str, sitting.boards))})", "board")
+    return sitting.ns, sitting.ew
+
+
+def director_result(store: Store, club_event_id: int, section: str, table: int,
+                    round_no: int, entry: Entry, *, who: str, submission_id: str) -> Outcome:
+    """The director enters a table's own result (its phone died): recorded as the
+    director's (``entered_by``) and written in the event's audit log.
+
+    The place is checked against the movement first, as for :func:`director_entry`;
+    the round is the director's to choose (a table's phone is held to its current
+    round, the director is not). Idempotent on ``submission_id`` like :func:`submit`.
+    """
+    ce = get_event(store, club_event_id)
+    _director_sitting(ce, section, table, round_no, entry.board)
+    out = submit(store, club_event_id, section, table, round_no, entry,
+                 submission_id=submission_id, who=who, confirm=True, ce=ce)
+    if out.status == "recorded":
+        with store.write() as s:
+            audit.add(s, who=who, action= "director-entry",
+                      subject=f"event {club_event_id} table {section}{table}",
+                      detail=f"round {round_no} {out.message} (entered for the table)")
+    return out
+
+
+def director_entry(store: Store, club_event_id: int, section: str, table: int, round_no: int,
+                   board: int, *, who: str, artificial: tuple[str, str] | None = None,
+                   not_played: bool = False) -> Outcome:
+    """The director records an artificial score or a not-played board where none was entered."""
+    ce = get_event(store, club_event_id)
+    ns, ew = _director_sitting(ce, section, table, round_no, board)
     row = ResultRow(club_event_id=club_event_id, section=section, table_no=table,
-                    round_no=round_no, board=board, ns=sitting.ns, ew=sitting.ew,
+                    round_no=round_no, board=board, ns=ns, ew=ew,
                     entered_by=who[:100], not_played=not_played and artificial is None,
                     late=ce.published_at is not None)
     if artificial is not None:

@@ -72,6 +72,33 @@ def changes(store: Store, club_event_id: int) -> list[ResultChange]:
             .where(ResultRow.club_event_id == club_event_id).order_by(ResultChange.id)))
 
 
+class TrailLine(SimpleNamespace):
+    """A line of the audit trail with where its result was played: ``board``,
+    ``section``, ``table_no`` and ``round_no`` beside the change's own columns."""
+
+    @property
+    def where(self) -> str:
+        """``board 3, table A2, round 1``: what a director calls the result."""
+        return f"board {self.board}, table {self.section}{self.table_no}, round {self.round_no}"
+
+
+_TRAIL = (select(ResultChange, ResultRow.board, ResultRow.section, ResultRow.table_no,
+                 ResultRow.round_no)
+          .join(ResultRow, ResultChange.result_id == ResultRow.id)
+          .where(ResultRow.club_event_id == bindparam("ce")).order_by(ResultChange.id))
+
+
+def trail(store: Store, club_event_id: int) -> list[TrailLine]:
+    """The event's audit trail, each change with the board, table and round it is of
+    (the desk names a result as the director does, never by its row id)."""
+    with reading(store) as s:
+        return [TrailLine(**{k: getattr(c, k) for k in ("id", "result_id", "who", "at",
+                                                       "field", "old", "new", "reason",
+                                                       "in_window")},
+                          board=board, section=section, table_no=table, round_no=rnd)
+                for c, board, section, table, rnd in s.execute(_TRAIL, {"ce": club_event_id})]
+
+
 def describe(row: ResultRow | ResultLine | SimpleNamespace) -> str:
     """A result in words: ``4S by N, 10 tricks, NS +420``, ``passed out``, ``artificial A+/A-``."""
     if row.ns_artificial:
