@@ -399,7 +399,8 @@ def test_results_entered_or_changed_after_publication_are_late(app: Flask) -> No
     phone = app.test_client()
     assert _enter(phone, toks[1], 1, sid="b1").status_code == 302
     assert _enter(phone, toks[2], 3, sid="t2b3").status_code == 302
-    c.post(f"/events/{ce}/desk/publish", data={"csrf_token": csrf(c, f"/events/{ce}/desk/")})
+    c.post(f"/events/{ce}/desk/publish", data={"csrf_token": csrf(c, f"/events/{ce}/desk/"),
+                                               "confirm": "yes"})
     assert _enter(phone, toks[1], 2, sid="b2").status_code == 302  # after publication
     with app.app_context():
         late = {(r.table_no, r.board): r.late for r in rs.results(store(), ce)}

@@ -167,7 +167,8 @@ def test_a_table_changes_its_own_entry_until_publication(app: Flask) -> None:
         assert [(x.field, x.old, x.new) for x in rs.changes(store(), ce)] == [
             ("tricks", "10", "9"), ("score", "420", "-50")]
     # Once published, only the director corrects.
-    c.post(f"/events/{ce}/desk/publish", data={"csrf_token": csrf(c, f"/events/{ce}/desk/")})
+    c.post(f"/events/{ce}/desk/publish", data={"csrf_token": csrf(c, f"/events/{ce}/desk/"),
+                                               "confirm": "yes"})
     r = _fix(phone, tok, 1, 2, "10", "f4")
     assert r.status_code == 403 and "the results are published" in r.get_data(as_text=True)
     with app.app_context():

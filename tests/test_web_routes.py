@@ -35,7 +35,8 @@ from webpanel.tables import table_csrf as _table_csrf
 # Who may use each endpoint. "director": the director's pages (a stranger is sent to
 # log in or refused); "table": a table token in the address opens one table only;
 # "pad": a score pad's token; "public": anyone (log-in, first-run setup, home,
-# creating a score pad, static files).
+# creating a score pad, static files); "public-results": anyone, but only for a published
+# event (an unpublished one answers 404, as if it did not exist: fair play).
 ACCESS: dict[str, str] = {
     "auth.home": "public", "auth.login": "public", "auth.logout": "public",
     "auth.setup": "public", "static": "public", "auth.password": "director",
@@ -43,6 +44,8 @@ ACCESS: dict[str, str] = {
     "pads.index": "public", "pads.new": "public", "pads.show": "pad", "pads.add": "pad",
     "tables.entry": "table", "tables.board": "table", "tables.enter": "table",
     "tables.fix": "table",
+    "results.index": "public", "results.show": "public-results",
+    "results.pdf": "public-results", "results.download": "public-results",
 }
 DIRECTOR_PREFIXES = ("dealing.", "dealsets.", "events.", "desk.", "publish.", "players.",
                      "members.", "audit.")
@@ -163,7 +166,7 @@ def test_every_registered_route_is_covered(world: dict) -> None:
 
 def test_the_walk_sees_every_kind_of_route(world: dict) -> None:
     kinds = {access(r.endpoint) for r in rules(world["app"])}
-    assert kinds == {"director", "table", "pad", "public"}
+    assert kinds == {"director", "table", "pad", "public", "public-results"}
     assert len(rules(world["app"])) >= 30
 
 
@@ -188,6 +191,8 @@ def test_a_stranger_gets_no_director_page_and_no_table(world: dict) -> None:
                     assert "/login" in resp.headers["Location"], (method, url)
             elif kind == "table":
                 assert resp.status_code in (400, 403, 404), (method, url, resp.status_code)
+            elif kind == "public-results":  # the walk's event is not published
+                assert resp.status_code == 404, (method, url, resp.status_code)
             assert not leaks(resp.get_data(as_text=True)), (method, url)
 
 

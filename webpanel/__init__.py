@@ -120,7 +120,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     from webpanel import auth, dealing, dealsets, desk, events, pads, publish, tables
     for bp in (auth.bp, events.bp, dealsets.bp, dealing.bp, desk.bp, tables.bp, pads.bp,
-               publish.bp):
+               publish.bp, publish.public):
         app.register_blueprint(bp)
     csrf.exempt(tables.bp)  # table forms carry a token bound to the table (tables.table_csrf)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
@@ -216,7 +215,11 @@ def ahead(ce_id: int) -> Response:
 @bp.route("/publish", methods=["POST"])
 @director_required
 def publish(ce_id: int) -> Response:
-    """Make the results official: the Law 79C correction period starts now."""
-    contexts.update_event(store(), ce_id, published_at=datetime.now(UTC))
+    """Make the results official (confirmed): the publication step lives in
+    :func:`webpanel.publish.confirm`; an unconfirmed post goes to its confirmation page."""
+    if request.form.get("confirm") != "yes":
+        return redirect(url_for("publish.confirm", ce_id=ce_id))
+    rs.publish(store(), ce_id, who=who())
+    contexts.forget_contexts()
     flash("Results published; the correction period has started.", "ok")
     return _back(ce_id)

@@ -13,6 +13,7 @@ is split by concern; this module gathers the public names, so callers write
 :mod:`~dealer.store.results.entry`               what a table types, checked and recorded
 :mod:`~dealer.store.results.reading`             reading results, a result in words
 :mod:`~dealer.store.results.corrections`         corrections with the audit trail (Law 79C)
+:mod:`~dealer.store.results.publication`       publishing results, and taking it back (79C)
 :mod:`~dealer.store.results.postgres`            PostgreSQL's one-statement writes
 :mod:`~dealer.store.results.common`              the error, the outcome, the units of work
 ===============================================  ===================================
@@ -90,6 +91,14 @@ from dealer.store.results.fairplay import (
     submit_at_table,
     table_state,
 )
+from dealer.store.results.publication import (
+    may_unpublish,
+    publish,
+    published_event,
+    published_events,
+    undo_until,
+    unpublish,
+)
 from dealer.store.results.reading import (
     ResultLine,
     TrailLine,
@@ -115,4 +124,6 @@ __all__ = [
     "current_round", "may_change", "new_table_cards", "playing", "record_view",
     "replaced_card", "reveal_refusal", "reveals", "round_done", "round_of", "rounds_open",
     "submit_at_table", "table_state", "TrailLine", "trail",
+    "may_unpublish", "publish", "published_event", "published_events", "undo_until",
+    "unpublish",
 ]

@@ -1,0 +1,278 @@
+"""Results for the players (issue 14, part 6): publication with a confirmation step and
+its undo inside the Law 79C correction period, the public results page (ranking,
+travellers, hand records with double dummy and par, score cards), its A4 print, the
+self-contained HTML file for a club's website, and the table phones' link.
+
+Through Flask's test client on a real SQLite file; every figure checked against the
+core's own scoring of the same results.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from web_helpers import csrf, director, make_app, new_event, table_tokens
+
+from dealer.board import DealSet
+from dealer.events.matchpoints import MatchpointOptions, score_matchpoints
+from dealer.events.model import PairKey
+from dealer.events.rankings import score_card
+from dealer.generate import random_dealset
+from dealer.store import results as rs
+from dealer.store.panel_models import ClubEvent
+from webpanel.db import store
+
+# A lead that shows only where a traveller shows leads: table 1's first board.
+CONTRACTS = ["4S", "3NT", "2H", "4H", "1NT", "3C"]
+
+
+@pytest.fixture(scope="module")
+def deals() -> DealSet:
+    """One set for the module: its double-dummy tables are solved once (they take seconds)."""
+    return random_dealset(range(1, 7))
+
+
+@pytest.fixture()
+def club(tmp_path: Path, deals: DealSet) -> Iterator[tuple[Flask, FlaskClient, int, int]]:
+    """A 3-table Mitchell with a six-board deal set and rounds 1 and 2 played."""
+    app = make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}")
+    c = app.test_client()
+    director(c)
+    with app.app_context():
+        set_id = store().save(deals, name="six boards")
+    ce = new_event(c, tables="3", boards_per_round="2", deal_set_id=str(set_id),
+                   name="Tuesday pairs")
+    play_round(app, ce, 1)
+    play_round(app, ce, 2)
+    yield app, c, ce, set_id
+
+
+def play_round(app: Flask, ce: int, rnd: int) -> None:
+    with app.app_context():
+        m = rs.movement(store(), ce)
+        for s in m.round(rnd):
+            for i, b in enumerate(s.boards):
+                contract = CONTRACTS[(b + s.table + i) % len(CONTRACTS)]
+                level = int(contract[0])
+                tricks = 6 + level + (s.table % 3) - 1
+                out = rs.submit(store(), ce, "A", s.table, rnd,
+                                rs.Entry(board=b, contract=contract, declarer="N",
+                                         tricks=min(13, tricks), lead="HK"),
+                                submission_id=f"{ce}-{rnd}-{s.table}-{b}", who=f"table {s.table}",
+                                confirm=True)
+                assert out.status == "recorded", out
+
+
+def publish(c: FlaskClient, ce: int) -> None:
+    r = c.post(f"/events/{ce}/publish", data={"csrf_token": csrf(c, f"/events/{ce}/publish"),
+                                              "confirm": "yes"})
+    assert r.status_code == 302, r.get_data(as_text=True)[:300]
+
+
+def text_of(body: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]*>", " ", body))
+
+
+# -- before publication: nothing -------------------------------------------------------------
+
+def test_an_unpublished_event_has_no_public_page(club) -> None:
+    app, c, ce, _ = club
+    stranger = app.test_client()
+    never = stranger.get("/results/999")
+    assert never.status_code == 404
+    for url in (f"/results/{ce}", f"/results/{ce}/results.pdf", f"/results/{ce}/download"):
+        r = stranger.get(url)
+        assert r.status_code == 404, url
+        assert r.get_data() == never.get_data()  # the same answer as an event that never was
+    assert "Tuesday pairs" not in stranger.get("/results/").get_data(as_text=True)
+    publish(c, ce)
+    assert stranger.get(f"/results/{ce}").status_code == 200
+    assert "Tuesday pairs" in stranger.get("/results/").get_data(as_text=True)
+
+
+def test_publishing_needs_the_confirmation(club) -> None:
+    app, c, ce, _ = club
+    page = c.get(f"/events/{ce}/publish").get_data(as_text=True)
+    # The confirmation says what will be public, and what is still missing.
+    assert "12 results entered of 18" in text_of(page) and "6 missing" in page
+    assert f"/results/{ce}" in page and "hand records with double-dummy" in page
+    r = c.post(f"/events/{ce}/publish", data={"csrf_token": csrf(c, f"/events/{ce}/publish")})
+    assert r.status_code == 302
+    assert "Tick the box" in c.get(r.headers["Location"]).get_data(as_text=True)
+    with app.app_context():
+        assert rs.get_event(store(), ce).published_at is None
+    # The desk's old button without the box goes to the confirmation page, publishing nothing.
+    r = c.post(f"/events/{ce}/desk/publish", data={"csrf_token": csrf(c, f"/events/{ce}/desk/")})
+    assert r.status_code == 302 and r.headers["Location"].endswith(f"/events/{ce}/publish")
+    with app.app_context():
+        assert rs.get_event(store(), ce).published_at is None
+    publish(c, ce)
+    with app.app_context():
+        assert rs.get_event(store(), ce).published_at is not None
+        log = [(a.action, a.who) for a in rs.audit_log(store(), ce)]
+    assert ("publish", "director td") in log
+    assert 'id="unpublish"' in c.get(f"/events/{ce}/publish").get_data(as_text=True)
+
+
+def test_the_public_page_holds_ranking_travellers_hand_records_and_score_cards(club) -> None:
+    app, c, ce, _ = club
+    publish(c, ce)
+    body = app.test_client().get(f"/results/{ce}").get_data(as_text=True)  # no log-in
+    with app.app_context():
+        rows = rs.results(store(), ce)
+        ev = score_matchpoints(rs.as_results(rows), MatchpointOptions(numbering="by_line"))
+    # Ranking: every pair with the core's percentage, to two decimals.
+    ranking = body.split('id="ranking"')[1].split('id="boards"')[0]
+    for key, total in ev.totals.items():
+        row = re.search(rf">{re.escape(str(key))}</a></td><td>([0-9.]+)</td>", ranking)
+        assert row, f"pair {key} not ranked"
+        assert row.group(1) == f"{total.percent:.2f}", key
+    # Travellers: every line played, with its score and lead; boards not played say so.
+    for r in rows:
+        block = body.split(f'id="b{r.board}"')[1].split("</section>")[0]
+        assert f"{r.score:+d}" in block and "HK" in block
+    # Hand records with the double-dummy grid and par, one a board of the movement.
+    assert body.count('class="bw-dd"') == 6 and body.count('class="bw-par"') == 6
+    # Score cards: each pair's, from the core's score_card (matchpoints over the top).
+    for key in ev.totals:
+        anchor = "card-" + "-".join(str(key).split())
+        card = body.split(f'id="{anchor}"')[1].split("</section>")[0]
+        for line in score_card(ev, key):
+            assert f"{line.mp:g}/{line.top:g} ({line.percent:.2f}%)" in card, (key, line)
+        assert f"{ev.totals[key].percent:.2f}%" in card
+    # Nothing of the director's: who entered a line, a play link, a table token.
+    assert "table 1" not in text_of(body) and "/play/" not in body
+    for tok in table_tokens(app, ce).values():
+        assert tok not in body
+
+
+def test_a_sealed_set_shows_no_hand_record_anywhere_public(club) -> None:
+    app, c, ce, set_id = club
+    with app.app_context():
+        rs.set_sealed(store(), set_id, True)
+    publish(c, ce)
+    s = app.test_client()
+    page = s.get(f"/results/{ce}").get_data(as_text=True)
+    assert 'id="sealed"' in page and "bw-dd" not in page and "bw-diagram" not in page
+    export = s.get(f"/results/{ce}/download").get_data(as_text=True)
+    assert 'class="bw-diagram"' not in export and 'id="sealed"' in export
+    pdf = s.get(f"/results/{ce}/results.pdf").get_data()
+    assert pdf.startswith(b"%PDF")
+    holdings = long_holdings(app, set_id)
+    assert not [h for h in holdings if h in pdf_text(pdf)]
+    with app.app_context():  # the control: unsealed, the same PDF shows the hands
+        rs.set_sealed(store(), set_id, False)
+    assert [h for h in holdings if h in pdf_text(s.get(f"/results/{ce}/results.pdf").get_data())]
+
+
+def long_holdings(app: Flask, set_id: int) -> list[str]:
+    """Suit holdings of five cards or more in the set (as a hand record prints them)."""
+    with app.app_context():
+        ds = store().load(set_id)
+    out = []
+    for b in ds.boards:
+        for hand in b.deal.to_pbn()[2:].split(" "):  # type: ignore[union-attr]
+            out += [h for h in hand.split(".") if len(h) >= 5]
+    return out
+
+
+def pdf_text(data: bytes) -> str:
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) is not installed")
+    text = subprocess.run(["pdftotext", "-", "-"], input=data, capture_output=True,
+                          check=True).stdout.decode()
+    return re.sub(r"\s+", "", text)
+
+
+def test_unpublish_inside_the_correction_period_and_not_after(club) -> None:
+    app, c, ce, _ = club
+    publish(c, ce)
+    s = app.test_client()
+    assert s.get(f"/results/{ce}").status_code == 200
+    r = c.post(f"/events/{ce}/unpublish", data={"csrf_token": csrf(c, f"/events/{ce}/publish")})
+    assert "Tick the box" in c.get(r.headers["Location"]).get_data(as_text=True)
+    assert s.get(f"/results/{ce}").status_code == 200  # not without the box
+    r = c.post(f"/events/{ce}/unpublish", data={"csrf_token": csrf(c, f"/events/{ce}/publish"),
+                                                "confirm": "yes"})
+    assert r.status_code == 302
+    assert s.get(f"/results/{ce}").status_code == 404  # gone again, as before publication
+    with app.app_context():
+        assert rs.get_event(store(), ce).published_at is None
+        assert "unpublish" in [a.action for a in rs.audit_log(store(), ce)]
+    # Published 31 minutes ago with a 30-minute period: the publication stands.
+    publish(c, ce)
+    with app.app_context(), store().write() as st:
+        st.get(ClubEvent, ce).published_at = datetime.now(UTC) - timedelta(minutes=31)
+    page = c.get(f"/events/{ce}/publish").get_data(as_text=True)
+    assert 'id="unpublish"' not in page and 'id="final"' in page
+    r = c.post(f"/events/{ce}/unpublish", data={"csrf_token": csrf(c, f"/events/{ce}/"),
+                                                "confirm": "yes"}, follow_redirects=True)
+    assert "correction period ended" in r.get_data(as_text=True)
+    assert s.get(f"/results/{ce}").status_code == 200
+    assert "Final." in s.get(f"/results/{ce}").get_data(as_text=True)
+
+
+def test_the_table_phone_links_to_the_results_once_published(club) -> None:
+    app, c, ce, _ = club
+    phone = app.test_client()
+    tok = table_tokens(app, ce)[1]
+    assert 'id="results-link"' not in phone.get(f"/t/{tok}").get_data(as_text=True)
+    publish(c, ce)
+    page = phone.get(f"/t/{tok}").get_data(as_text=True)
+    link = re.search(r'id="results-link">[^<]*<a href="([^"]+)"', page)
+    assert link and link.group(1) == f"/results/{ce}"
+    assert phone.get(link.group(1)).status_code == 200
+
+
+def test_the_club_website_file_is_one_self_contained_page(club) -> None:
+    app, c, ce, _ = club
+    publish(c, ce)
+    r = app.test_client().get(f"/results/{ce}/download")
+    assert r.status_code == 200 and r.mimetype == "text/html"
+    assert r.headers["Content-Disposition"].startswith("attachment; filename=\"results-tuesday")
+    body = r.get_data(as_text=True)
+    # Styles inline, nothing fetched from the panel: no stylesheet link, script or image.
+    assert "<style>" in body and "@page" in body and "--accent" in body
+    assert not re.search(r"<link|<script|<img|src=", body)
+    assert not re.search(r'href="/', body)  # only the page's own anchors
+    assert 'href="#card-' in body and body.count('class="bw-dd"') == 6
+
+
+def test_the_printable_version_is_a4(club) -> None:
+    app, c, ce, _ = club
+    publish(c, ce)
+    s = app.test_client()
+    r = s.get(f"/results/{ce}/results.pdf")
+    assert r.status_code == 200 and r.mimetype == "application/pdf"
+    box = re.search(rb"/MediaBox \[\s*0 0 ([0-9.]+) ([0-9.]+)", r.get_data())
+    assert box and (round(float(box.group(1))), round(float(box.group(2)))) == (595, 842)
+    css = s.get("/static/results.css").get_data(as_text=True)
+    assert "size: A4" in css and "@media print" in css
+    assert "results.css" in s.get(f"/results/{ce}").get_data(as_text=True)
+
+
+def test_a_late_correction_shows_on_the_public_page(club) -> None:
+    """The page is read live: a correction in the period changes the published scores."""
+    app, c, ce, _ = club
+    publish(c, ce)
+    s = app.test_client()
+    with app.app_context():
+        row = next(r for r in rs.results(store(), ce) if r.table_no == 1)
+        rs.correct(store(), row.id, who="td", reason="wrong tricks", tricks=13,
+                   expected_version=row.version)
+        new = rs.result(store(), row.id).score
+    block = s.get(f"/results/{ce}").get_data(as_text=True).split(f'id="b{row.board}"')[1]
+    assert f"{new:+d}" in block.split("</section>")[0]
+
+
+def test_a_pair_key_anchor() -> None:
+    from webpanel.results_page import anchor
+    assert anchor(str(PairKey("A", "EW", 3))) == "card-A3-EW"
