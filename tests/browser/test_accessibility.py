@@ -4,7 +4,7 @@ axe-core is installed by ``make bootstrap`` (scripts/post-install.sh) into
 ``.venv/axe``; it is injected into each page and run there. A page passes when
 axe reports no violation of impact "serious" or "critical". The pages: a
 phone's table page (entry and, after the round, a board), the director's desk,
-the events page, and the results page.
+the events page, the results page, and the public results page a player reads.
 """
 
 from __future__ import annotations
@@ -119,5 +119,24 @@ def test_the_desk_and_event_pages_have_no_serious_accessibility_finding(browser,
         page.goto(base + url)
         found += [f"{url}: {f}" for f in serious(axe(page))]
     shot(page, "axe-results")
+    ctx.close()
+    assert not found, "\n".join(found)
+
+
+def test_the_public_results_page_on_a_phone_has_no_serious_accessibility_finding(
+        browser, server, night, shot) -> None:
+    base, ce, toks, m = night
+    _, app = server
+    from webpanel.db import store
+    with app.app_context():
+        rs.publish(store(), ce, who="td")
+    ctx = browser.new_context(bypass_csp=True, **PHONE)
+    page = ctx.new_page()
+    found = []
+    for url in ("/results/", f"/results/{ce}"):
+        resp = page.goto(base + url)
+        assert resp is not None and resp.status == 200, url
+        found += [f"{url}: {f}" for f in serious(axe(page))]
+    shot(page, "axe-public-results")
     ctx.close()
     assert not found, "\n".join(found)
