@@ -87,7 +87,12 @@ class Located:
         """The top-left ``w × h`` corner of the face, or (``turned``) the bottom-right one turned 180°."""
         if not turned:
             return self.region(0, 0, w, h)
-        return self.region(FACE_W - w, FACE_H - h, w, h)[::-1, ::-1]
+        if self._face is not None:
+            return np.ascontiguousarray(self._face[FACE_H - h :, FACE_W - w :][::-1, ::-1])
+        # Warped straight into place turned 180° (output pixel (u, v) is face pixel
+        # (299 - u, 419 - v)): a contiguous image, not a reversed view to copy later.
+        turn = np.array([[-1, 0, FACE_W - 1], [0, -1, FACE_H - 1], [0, 0, 1]], np.float64)
+        return cv2.warpPerspective(self._frame, turn @ self._m, (w, h), flags=cv2.INTER_LINEAR)
 
 
 def locate(frame: np.ndarray, grey: np.ndarray | None = None) -> Located | Reject:
