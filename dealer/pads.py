@@ -16,6 +16,14 @@ stored.
 ({'Ann': 10, 'Bob': 11, 'Cy': 10}, '1')
 >>> replay("rubber", {}, [{"contract": "4S", "declarer": "N", "tricks": 10}]).totals
 {'WE': 120, 'THEY': 0}
+
+An undo is an entry of the log too (``{"op": "undo", "sid": ...}``): it takes
+back the entry before it, so a resent undo (its ``sid`` already in the log) is
+recognised like any resent form and takes back one entry, not two.
+
+>>> effective([{"contract": "2H", "sid": "a"}, {"contract": "3C", "sid": "b"},
+...            {"op": "undo", "sid": "c"}])
+[{'contract': '2H', 'sid': 'a'}]
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from dealer.games.bugger import BuggerGame
 from dealer.games.minibridge import minibridge_score
 from dealer.games.tigerbridge import TigerGame
 from dealer.scoring.chicago import ChicagoGame
+from dealer.scoring.rubber import Entry as SheetEntry
 from dealer.scoring.rubber import RubberSheet, Team
 from dealer.seats import Seat, Side
 
@@ -61,9 +70,35 @@ def check_setup(kind: str, setup: dict[str, Any]) -> dict[str, Any]:
         return {"players": players, "first_dealer": int(setup.get("first_dealer", 0))}
     if kind == "chicago":
         scoring = str(setup.get("scoring", "chicago"))
+        vul = str(setup.get("vulnerability", "modern"))
+        if vul not in CHICAGO_VULNERABILITY:
+            raise PadError(f"Chicago vulnerability {vul!r} is not one of "
+                           f"{', '.join(CHICAGO_VULNERABILITY)}")
         ChicagoGame(scoring=scoring)
-        return {"scoring": scoring, "deals": int(setup.get("deals", 4) or 4)}
+        return {"scoring": scoring, "deals": int(setup.get("deals", 4) or 4),
+                "vulnerability": vul}
     return {}
+
+
+#: Chicago's vulnerability on deals 2 and 3 (seed 002): the non-dealing side in the
+#: modern scheme, the dealing side in the original one. Deal 1 is none, deal 4 both.
+CHICAGO_VULNERABILITY = {
+    "modern": "deals 2 and 3: the side that did not deal is vulnerable",
+    "original": "deals 2 and 3: the dealing side is vulnerable (the original Chicago)",
+}
+
+
+def effective(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The log with each undo applied: an undo takes back the entry before it."""
+    out: list[dict[str, Any]] = []
+    for e in entries:
+        if e.get("op") == "undo":
+            if not out:
+                raise PadError("there is nothing to undo")
+            out.pop()
+        else:
+            out.append(e)
+    return out
 
 
 def replay(kind: str, setup: dict[str, Any], entries: list[dict[str, Any]]) -> PadView:
@@ -72,7 +107,7 @@ def replay(kind: str, setup: dict[str, Any], entries: list[dict[str, Any]]) -> P
     if fn is None:
         raise PadError(f"unknown pad {kind!r}")
     try:
-        return fn(setup, entries)
+        return fn(setup, effective(entries))
     except PadError:
         raise
     except (BoardwrightError, KeyError, TypeError, ValueError) as exc:
@@ -84,7 +119,9 @@ def apply(kind: str, setup: dict[str, Any], entries: list[dict[str, Any]],
           entry: dict[str, Any]) -> PadView:
     """Replay with ``entry`` added; raises :class:`PadError` (so it is not stored) if refused."""
     try:
-        return _REPLAY[kind](setup, [*entries, entry])
+        return _REPLAY[kind](setup, effective([*entries, entry]))
+    except PadError:
+        raise
     except (BoardwrightError, KeyError, TypeError, ValueError) as exc:
         raise PadError(str(exc).strip("'\"")) from None
 
@@ -99,28 +136,98 @@ def _contract(e: dict[str, Any]) -> tuple[Contract, int]:
     return c, tricks
 
 
+#: Honours claimed on a rubber deal: the form's value -> (team, points).
+HONOURS = {"WE100": (Team.WE, 100), "WE150": (Team.WE, 150),
+           "THEY100": (Team.THEY, 100), "THEY150": (Team.THEY, 150)}
+
+
+def _honours(e: dict[str, Any], c: Contract) -> tuple[Team, int] | None:
+    """The honours claimed on a deal (seed 002 "Honours"), checked against the contract."""
+    raw = str(e.get("honours", "") or "")
+    if not raw:
+        return None
+    if raw not in HONOURS:
+        raise PadError(f"honours {raw[:10]!r}: none, or 100 or 150 for WE or THEY")
+    if c.is_passed_out:
+        raise PadError("a passed-out deal has no honours")
+    team, points = HONOURS[raw]
+    if c.strain is not None and c.strain.suit is None and points != 150:
+        raise PadError("at no trumps only four aces in one hand count as honours: 150")
+    return team, points
+
+
+def _sheet(sheet: RubberSheet) -> dict[str, Any]:
+    """A rubber's WE/THEY sheet as drawn: the figures above the line stacked upwards
+    from it (the latest on top), then each game below the line, ruled off."""
+    def column(items: list[SheetEntry]) -> list[tuple[str, str]]:
+        cols = {t: [str(x.points) for x in items if x.team is t] for t in Team}
+        height = max((len(v) for v in cols.values()), default=0)
+        return [tuple(cols[t][i] if i < len(cols[t]) else "" for t in Team)  # type: ignore[misc]
+                for i in range(height)]
+    above = column([x for x in sheet.entries if not x.below])
+    games = sorted({x.game for x in sheet.entries if x.below})
+    below = [column([x for x in sheet.entries if x.below and x.game == g]) for g in games]
+    totals = sheet.totals()
+    return {"above": list(reversed(above)), "games": below,
+            "won": [t.value for t in sheet.games],
+            "totals": (totals[Team.WE], totals[Team.THEY])}
+
+
 def _rubber(setup: dict[str, Any], entries: list[dict[str, Any]]) -> PadView:
+    """Rubbers one after another on one pad: ``{"op": "new"}`` starts the next one
+    once the current rubber is over (won, or ended unfinished)."""
     sheet = RubberSheet()
+    done: list[dict[str, Any]] = []
     v = PadView("rubber", ["deal", "contract", "WE", "THEY"])
-    for i, e in enumerate(entries, 1):
-        if e.get("op") == "finish":
+    deal = 0
+    for e in entries:
+        op = e.get("op")
+        if op == "new":
+            if not sheet.is_over:
+                raise PadError("this rubber is not over: play it out, or end it unfinished "
+                               "first")
+            done.append(_rubber_total(len(done) + 1, sheet))
+            sheet, deal = RubberSheet(), 0
+            v.rows.append({"label": "", "contract": f"rubber {len(done) + 1}", "WE": "",
+                           "THEY": "", "notes": "new rubber"})
+            continue
+        if op == "finish":
             new = sheet.finish()
+            label, contract = "", "ended unfinished"
         else:
             c, t = _contract(e)
-            new = sheet.record(c, t)
-        v.rows.append({"label": str(i), "contract": e.get("contract", "finish"),
+            new = sheet.record(c, t, honours=_honours(e, c))
+            deal += 1
+            label, contract = str(deal), str(e.get("contract", ""))
+        v.rows.append({"label": label, "contract": contract,
                        "WE": sum(x.points for x in new if x.team is Team.WE),
                        "THEY": sum(x.points for x in new if x.team is Team.THEY),
                        "notes": ", ".join(x.label for x in new)})
-    v.totals = {t.value if isinstance(t.value, str) else t.name: p
-                for t, p in sheet.totals().items()}
+    v.totals = {t.value: p for t, p in sheet.totals().items()}
     v.over = sheet.is_over
-    v.state = {"games": {t.name: sheet.games_won(t) for t in Team}}
+    if sheet.is_over:
+        over = [*done, _rubber_total(len(done) + 1, sheet)]
+    else:
+        over = done
+    net = sum(r["net"] for r in over)
+    v.state = {"games": {t.name: sheet.games_won(t) for t in Team}, "sheet": _sheet(sheet),
+               "rubber": len(done) + 1, "rubbers": over,
+               "net": net, "vulnerable": [t.value for t in Team if sheet.vulnerable(t)]}
     return v
 
 
+def _rubber_total(number: int, sheet: RubberSheet) -> dict[str, Any]:
+    """A finished rubber in one line: its totals and WE's net (negative: THEY won)."""
+    totals = sheet.totals()
+    net = totals[Team.WE] - totals[Team.THEY]
+    return {"number": number, "WE": totals[Team.WE], "THEY": totals[Team.THEY], "net": net,
+            "said": ("WE win by " if net > 0 else "THEY win by " if net < 0 else "level")
+            + (str(abs(net)) if net else "")}
+
+
 def _chicago(setup: dict[str, Any], entries: list[dict[str, Any]]) -> PadView:
-    g = ChicagoGame(scoring=setup.get("scoring", "chicago"), deals=int(setup.get("deals", 4)))
+    g = ChicagoGame(scoring=setup.get("scoring", "chicago"), deals=int(setup.get("deals", 4)),
+                    original=setup.get("vulnerability") == "original")
     v = PadView("chicago", ["deal", "contract", "NS", "EW"])
     for e in entries:
         c, t = _contract(e)

@@ -335,7 +335,9 @@ def test_pads_survive_a_reload_and_ignore_resent_forms(app: Flask) -> None:
     r = c.post("/pads/new", data={"csrf_token": tok, "kind": "chicago", "scoring": "chicago",
                                   "name": "Friday"})
     url = r.headers["Location"]
-    form = {"csrf_token": tok, "sid": "d1", "contract": "4S", "declarer": "N", "tricks": "10"}
+    # A pad's forms carry the pad's own token (pads.pad_csrf), not the pads page's.
+    form = {"csrf_token": csrf(c, url), "sid": "d1", "contract": "4S", "declarer": "N",
+            "tricks": "10"}
     c.post(url, data=form)
     c.post(url, data=form)  # resent
     fresh = app.test_client()  # another browser, same address: the pad is all there
@@ -384,6 +386,7 @@ def test_every_pad_kind_records_and_reloads(app: Flask, kind, form, entries, tot
     tok = csrf(c, "/pads/")
     url = c.post("/pads/new", data={"csrf_token": tok, "kind": kind, "name": kind,
                                     **form}).headers["Location"]
+    tok = csrf(c, url)  # the pad's own form token
     for i, e in enumerate(entries):
         r = c.post(url, data={"csrf_token": tok, "sid": f"e{i}", **e}, follow_redirects=True)
         assert 'class="flash error"' not in r.get_data(as_text=True), r.get_data(as_text=True)

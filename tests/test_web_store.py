@@ -141,3 +141,16 @@ def test_a_resent_correction_changes_nothing_and_a_stale_one_is_refused(db_url: 
         audit = [(c.field, c.old, c.new) for c in rs.changes(st, ce)]
         assert audit[:2] == [("tricks", "10", "9"), ("score", "420", "-50")]
         assert ("ns_artificial", "", "A+") in audit and ("contract", "4S", "") in audit
+
+
+def test_a_resent_undo_takes_back_one_entry_on_both_backends(db_url: str) -> None:  # noqa: F811
+    """Four copies of one undo form arrive at once: one entry goes, not four."""
+    with Store.open(db_url) as st:
+        tok = pads.create(st, "chicago", "undo race", {})
+        for i, c in enumerate(("1C", "2D", "3H")):
+            pads.add(st, tok, {"contract": c, "declarer": "N", "tricks": "9", "sid": f"d{i}"})
+        _many(4, lambda i: pads.undo(st, tok, "u1"))
+        pad, view = pads.view(st, tok)
+        assert [r["contract"] for r in view.rows] == ["1♣ N", "2♦ N"]
+        pads.undo(st, tok, "u2")  # another form: one more goes
+        assert [r["contract"] for r in pads.view(st, tok)[1].rows] == ["1♣ N"]

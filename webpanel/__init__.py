@@ -123,6 +123,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
                publish.bp, publish.public):
         app.register_blueprint(bp)
     csrf.exempt(tables.bp)  # table forms carry a token bound to the table (tables.table_csrf)
+    # A pad's forms and the form that starts one need no cookie either (pads.pad_csrf);
+    # the director's pad pages keep the session's token.
+    csrf.exempt(pads.new)
+    csrf.exempt(pads.add)
 
     @app.context_processor
     def _signed_in() -> dict[str, Any]:

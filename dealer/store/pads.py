@@ -1,7 +1,8 @@
 """Score pads in the store: the setup and the entry log of each pad (see :mod:`dealer.pads`).
 
 Each entry carries the client's submission id (``sid``); an entry whose id is
-already in the log is a retry and changes nothing. A pad remembers the address
+already in the log is a retry and changes nothing. An undo is logged the same
+way (:func:`undo`), so a resent undo takes back one entry, not two. A pad remembers the address
 that started it, so that one address cannot start pads without end
 (:func:`create`'s ``limit``), and pads nobody writes to any more are deleted
 (:func:`expire`).
@@ -105,12 +106,14 @@ def add(store: Store, token: str, entry: dict[str, Any]) -> PadView:
     return _update(store, token, change)
 
 
-def undo(store: Store, token: str) -> PadView:
-    """Remove the last entry (a mistyped bid or result)."""
-    def change(pad: Pad) -> PadView:
-        pad.entries = pad.entries[:-1]
-        return replay(pad.kind, pad.setup, pad.entries)
-    return _update(store, token, change)
+def undo(store: Store, token: str, sid: str = "") -> PadView:
+    """Take back the last entry (a mistyped bid or result).
+
+    The undo is written to the log with the form's ``sid``, like any entry: the
+    same undo sent again (a double tap, a reload of the answer) is recognised
+    and takes back nothing more. Without a ``sid`` every call takes one back.
+    """
+    return add(store, token, {"op": "undo", "sid": sid} if sid else {"op": "undo"})
 
 
 def _update(store: Store, token: str, change: Callable[[Pad], PadView | None]) -> PadView:

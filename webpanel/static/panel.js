@@ -86,3 +86,47 @@ if (replay) {
 // A select that shows its choice at once (CSP forbids inline handlers).
 document.querySelectorAll("select[data-bw-autosubmit]").forEach((s) =>
   s.addEventListener("change", () => s.form.submit()));
+
+// Score pads on this device: a pad's page notes its address in localStorage, and the
+// pads page lists them. Nothing is sent to the server and no cookie is needed.
+const PADS_KEY = "bw-pads";
+const readPads = () => {
+  try { return JSON.parse(localStorage.getItem(PADS_KEY) || "[]"); } catch (e) { return []; }
+};
+const writePads = (list) => {
+  try { localStorage.setItem(PADS_KEY, JSON.stringify(list.slice(0, 50))); } catch (e) { /* refused */ }
+};
+const padHere = document.querySelector("[data-bw-pad]");
+if (padHere) {
+  const url = padHere.dataset.bwPad;
+  writePads([{ url, name: padHere.dataset.name, kind: padHere.dataset.kind,
+               at: new Date().toISOString() }, ...readPads().filter((p) => p.url !== url)]);
+}
+const myPads = document.querySelector("[data-bw-mypads]");
+if (myPads) {
+  const ul = myPads.querySelector("ul");
+  const draw = () => {
+    const list = readPads();
+    ul.replaceChildren(...list.map((p) => {
+      const li = document.createElement("li");
+      const a = document.createElement("a");
+      a.href = p.url;
+      a.textContent = p.name || "score pad";
+      const kind = document.createElement("small");
+      kind.className = "muted";
+      kind.textContent = `${p.kind || ""} · ${(p.at || "").slice(0, 10)}`;
+      const forget = document.createElement("button");
+      forget.type = "button";
+      forget.className = "link";
+      forget.textContent = "forget";
+      forget.addEventListener("click", () => {
+        writePads(readPads().filter((q) => q.url !== p.url));
+        draw();
+      });
+      li.append(a, kind, forget);
+      return li;
+    }));
+    myPads.hidden = list.length === 0;
+  };
+  draw();
+}
