@@ -117,15 +117,19 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     with app.app_context():
         from dealer.store import pads
         pad_id = next(p.id for p in pads.all_pads(store()) if p.token == pad)
+        from dealer.players import MemberIn
+        from dealer.store import players
+        member = players.add_member(store(), MemberIn("Ann Lee", "EBU", "12345"))
     yield {"app": app, "ce": ce, "set": set_id, "tokens": tokens, "stale": stale,
-           "board": board, "result": result_id, "pad": pad, "pad_id": pad_id}
+           "board": board, "result": result_id, "pad": pad, "pad_id": pad_id,
+           "member": member}
 
 
 def good_values(world: dict, rule: Rule, *, token: str | None = None) -> dict[str, str]:
     """Real values for each parameter of ``rule`` (table 1's token unless told)."""
     known = {"ce_id": world["ce"], "set_id": world["set"], "result_id": world["result"],
              "job_id": 1, "board": world["board"], "fmt": "csv", "filename": "style.css",
-             "pad_id": world["pad_id"],
+             "pad_id": world["pad_id"], "member_id": world["member"],
              "token": token or (world["pad"] if rule.endpoint.startswith("pads.")
                                 else world["tokens"][1])}
     missing = set(rule.arguments) - set(known)

@@ -118,9 +118,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     db.init_app(app)
     app.url_map.converters["int"] = BoundedInt  # before any rule: ids stay in range
 
-    from webpanel import auth, dealing, dealsets, desk, events, pads, publish, tables
+    from webpanel import auth, dealing, dealsets, desk, events, members, pads, publish, tables
     for bp in (auth.bp, events.bp, dealsets.bp, dealing.bp, desk.bp, tables.bp, pads.bp,
-               publish.bp, publish.public):
+               publish.bp, publish.public, members.bp):
         app.register_blueprint(bp)
     csrf.exempt(tables.bp)  # table forms carry a token bound to the table (tables.table_csrf)
     # A pad's forms and the form that starts one need no cookie either (pads.pad_csrf);

@@ -19,7 +19,8 @@ from importlib.metadata import entry_points
 from dealer.errors import BoardwrightError
 
 # Nouns that ship with the core; entry points may add more.
-_BUILTIN = ("dealer.cli.deals", "dealer.cli.demo", "dealer.cli.generation", "dealer.events.cli")
+_BUILTIN = ("dealer.cli.deals", "dealer.cli.demo", "dealer.cli.generation", "dealer.events.cli",
+            "dealer.cli.members")
 
 
 def build_parser(noun: str | None = None) -> argparse.ArgumentParser:

@@ -47,7 +47,8 @@ DEAL_BYTES = 26  # 4 hands x 52 bits = 208 bits
 # appends its module here and adds one Alembic revision (docs/architecture.md); the
 # schema test compares the migrated database with the metadata of all of them.
 MODEL_MODULES: tuple[str, ...] = ("dealer.store.models", "dealer.store.panel_models",
-                                 "dealer.store.journal", "dealer.store.dd_models")
+                                 "dealer.store.journal", "dealer.store.dd_models",
+                                 "dealer.store.player_models")
 
 
 def _now() -> datetime:
