@@ -26,6 +26,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,8 @@ from vision.index import IndexReader
 from vision.learn import LearnedDesign, LearnError, bridge_order, learn
 from vision.render import CONDITIONS, GATE_LIKE, render_card_frame
 
+#: Where a real-photograph corpus is looked for (``--photos`` or ``$BOARDWRIGHT_PHOTOS`` overrides).
+DEFAULT_PHOTOS = Path.home() / ".cache" / "boardwright" / "photos"
 SYNTHETIC_DESIGNS = ("standard", "classic", "jumbo", "dutch", "german", "french", "swedish")
 #: Real decks drawn by other people (Debian's SVG decks, see vision/real_decks.py).
 REAL_DESIGNS = ("dondorf", "bonded", "nicu-white", "xskat-french", "tigullio")  # paris: its ♣A is cut wrongly off the sheet
@@ -174,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames", type=int, default=50_000, help="frames per recogniser")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--photos", default=os.environ.get("BOARDWRIGHT_PHOTOS", str(DEFAULT_PHOTOS)),
+                    help="folder of real photographs, one sub-folder per deck (see vision/photos.py); "
+                         "read as the condition 'real photos' when it exists")
     args = ap.parse_args(argv)
     import cv2
 
@@ -223,8 +229,19 @@ def main(argv: list[str] | None = None) -> int:
         pool.terminate()
     pool.join()
     args.interrupted = interrupted
+    args.real_photos = photo_results(args.photos) if not interrupted else {}
     elapsed = time.time() - t0
     return report(cells, elapsed, args)
+
+
+def photo_results(folder: str) -> dict[str, Any]:
+    """The real-photograph condition, per deck (an empty dict when there is no corpus)."""
+    from vision.photos import bench_photos
+
+    if not folder or not Path(folder).is_dir():
+        print(f"real photos: no corpus at {folder!r} (see vision/photos.py)", file=sys.stderr, flush=True)
+        return {}
+    return {name: r.as_dict() for name, r in bench_photos(folder).items()}
 
 
 def per_design(cells: dict[tuple[str, str], dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -305,6 +322,25 @@ def report(cells: dict[tuple[str, str], dict[str, Any]], elapsed: float, args: a
             "conditions": per_cond,
         }
         total_wrong += rec_wrong
+    photos = getattr(args, "real_photos", {})
+    if photos:
+        print("\n== index, real photos (learned from 52 photos of each deck, the others read)")
+        print(f"{'deck':<22} {'photos':>6} {'tested':>6} {'right':>6} {'WRONG':>6} {'accepted':>9} "
+              f"{'courts':>9} {'numbers':>9}  rejected (reasons) / not learned")
+        for name, d in photos.items():
+            if not d["learned"]:
+                print(f"{name:<22} {d['photos']:>6} {'-':>6} {'-':>6} {'-':>6} {'-':>9} {'-':>9} {'-':>9}  "
+                      f"NOT LEARNED: {d['not_learned']}")
+                continue
+            courts = f"{d['courts'][1]}/{d['courts'][0]}"
+            numbers = f"{d['numbers'][1]}/{d['numbers'][0]}"
+            reasons = ", ".join(f"{k} {v}" for k, v in sorted(d["rejected"].items(), key=lambda kv: -kv[1]))
+            print(f"{name:<22} {d['photos']:>6} {d['tested']:>6} {d['accepted_right']:>6} "
+                  f"{d['accepted_wrong']:>6} {d['accepted_pct']:>8.1f}% {courts:>9} {numbers:>9}  {reasons}")
+            for ex in d["wrong_examples"][:3]:
+                print(f"    WRONG: {ex}")
+            total_wrong += d["accepted_wrong"]
+    summary["real_photos"] = photos
     summary["accepted_wrong"] = total_wrong
     summary["index_designs"] = per_design(cells)
     summary["not_learned"] = NOT_LEARNED

@@ -1,0 +1,75 @@
+"""The real-photograph condition of the bench (vision/photos.py), on a corpus laid out like a real one.
+
+No licensed corpus of real photographs was found (docs/vision.md says what was
+searched), so these photos are stand-ins: a real deck's faces (Debian's
+Dondorf, drawn by other people) rendered by the gate camera, saved as large
+JPEG files the way a phone would, named by card. What is tested is the path a
+real corpus takes: names to cards, any photo size to the gate's frame, a
+learning pass of 52 photos in bridge order, the rest read and counted.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from dealer.cards import Card
+from vision.learn import bridge_order
+from vision.photos import bench_photos, card_of_name, fit_frame
+from vision.render import render_card_frame
+
+TESTED = [Card.parse(c) for c in ("SJ", "HQ", "DK", "C5", "SA", "D9", "H2", "CT", "SK", "DQ")]
+
+
+def _photo(card: Card, seed: int, floor: str = "normal") -> np.ndarray:
+    frame = render_card_frame(card, design="dondorf", seed=seed, distortions=floor)
+    return cv2.resize(frame, (1280, 960), interpolation=cv2.INTER_CUBIC)  # a bigger camera
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("photos")
+    deck = root / "dondorf-phone"
+    deck.mkdir()
+    for i, card in enumerate(bridge_order()):
+        cv2.imwrite(str(deck / f"{card.rank.char}{card.suit.letter.lower()}.jpg"), _photo(card, 100 + i))
+    for i, card in enumerate(TESTED):
+        cv2.imwrite(str(deck / f"{card}-{i}_webcam.jpg"), _photo(card, 300 + i, ("normal", "light-floor")[i % 2]))
+    cv2.imwrite(str(deck / "back.jpg"), _photo(Card(0), 7))
+    (deck / "notes.txt").write_text("not a photo")
+    few = root / "incomplete"
+    few.mkdir()
+    for card in TESTED[:3]:
+        cv2.imwrite(str(few / f"{card}.png"), _photo(card, 5))
+    return root
+
+
+def test_names_and_frames() -> None:
+    assert card_of_name("AS.jpg") == Card.parse("SA") == card_of_name("sa-3.png")
+    assert card_of_name("10h_webcam.jpg") == Card.parse("HT") == card_of_name("hT.JPG")
+    assert card_of_name("back.jpg") is None and card_of_name("IMG_0042.jpg") is None
+    portrait = np.full((1500, 1000, 3), 90, np.uint8)
+    assert fit_frame(portrait).shape == (480, 640, 3)
+    small = np.full((300, 200, 3), 90, np.uint8)
+    assert fit_frame(small).shape == (480, 640, 3)  # never scaled up, only filled round
+
+
+def test_a_deck_learned_from_its_photos_reads_the_others(corpus: Path) -> None:
+    res = bench_photos(corpus)
+    deck = res["dondorf-phone"]
+    assert deck.learned and deck.order.endswith("(bridge order)")
+    assert deck.skipped == ["back.jpg"]
+    assert deck.tested == len(TESTED) and deck.wrong == 0
+    assert deck.right >= len(TESTED) - 2
+    assert deck.courts[0] == 5 and deck.numbers[0] == 5
+    figures = deck.as_dict()
+    assert figures["accepted_wrong"] == 0 and figures["tested"] == len(TESTED)
+
+
+def test_a_deck_missing_cards_is_reported_not_learned(corpus: Path) -> None:
+    few = bench_photos(corpus)["incomplete"]
+    assert not few.learned and "no photo of 49 card(s)" in few.not_learned
+    assert few.tested == 0

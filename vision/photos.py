@@ -1,0 +1,155 @@
+"""Real photographs of real decks, as a bench condition: learn each deck from 52 of them, read the rest.
+
+A corpus is a folder with one sub-folder per deck::
+
+    PHOTOS/
+      my-deck/            # a deck: any name
+        AS.jpg            # the card is the first token of the file name:
+        AS-2.jpg          #   rank and suit either way round, T or 10 (AS, SA, 10h, hT_3)
+        qh_webcam.png
+        ...
+      another-deck/ ...
+
+Photos of any size are fitted into the gate's 640×480 frame (scaled down to
+fit, the rest filled by repeating the photo's own edge, so the floor model
+sees the photo's own floor). For each deck, the first photo of each of the
+52 cards (in name order) is the learning pass, shown in bridge order; every
+other photo is read with the learned design and counted as accepted right,
+accepted **wrong**, or rejected (by reason). A deck missing a card, or whose
+pass is refused, is reported as not learned, with the reason. Files whose
+name does not start with a card are listed as skipped, never guessed.
+
+>>> card_of_name("10h_webcam-3.jpg"), card_of_name("SA.png"), card_of_name("back.jpg")
+(Card('HT'), Card('SA'), None)
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from dealer.cards import Card, CardError
+from vision.index import IndexReader
+from vision.learn import LearnError, bridge_order, learn
+from vision.sources import IMAGE_SUFFIXES
+
+FRAME_W, FRAME_H = 640, 480
+
+
+def card_of_name(name: str) -> Card | None:
+    """The card a photo's file name starts with (``AS``, ``SA``, ``10h``, ``hT``), or ``None``."""
+    token = re.split(r"[^0-9A-Za-z♠♥♦♣]", Path(name).stem, maxsplit=1)[0]
+    try:
+        return Card.parse(token)
+    except CardError:
+        return None
+
+
+def fit_frame(photo: np.ndarray) -> np.ndarray:
+    """The photo scaled (down only) to fit 640×480, the rest filled by repeating its edge."""
+    h, w = photo.shape[:2]
+    s = min(FRAME_W / w, FRAME_H / h, 1.0)
+    if s < 1.0:
+        photo = cv2.resize(photo, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
+    h, w = photo.shape[:2]
+    top, left = (FRAME_H - h) // 2, (FRAME_W - w) // 2
+    return cv2.copyMakeBorder(photo, top, FRAME_H - h - top, left, FRAME_W - w - left, cv2.BORDER_REPLICATE)
+
+
+@dataclass
+class DeckResult:
+    """One deck's figures: what was read right, wrong, or rejected, and why."""
+
+    name: str
+    photos: int = 0
+    learned: bool = False
+    not_learned: str = ""
+    order: str = ""
+    right: int = 0
+    wrong: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+    courts: list[int] = field(default_factory=lambda: [0, 0])  # photos, accepted right
+    numbers: list[int] = field(default_factory=lambda: [0, 0])
+    skipped: list[str] = field(default_factory=list)
+    wrong_examples: list[str] = field(default_factory=list)
+
+    @property
+    def tested(self) -> int:
+        return self.right + self.wrong + sum(self.rejected.values())
+
+    def as_dict(self) -> dict[str, object]:
+        return {"photos": self.photos, "learned": self.learned, "not_learned": self.not_learned,
+                "order": self.order, "tested": self.tested, "accepted_right": self.right,
+                "accepted_wrong": self.wrong, "rejected": dict(self.rejected),
+                "accepted_pct": round(100 * (self.right + self.wrong) / max(1, self.tested), 2),
+                "courts": self.courts, "numbers": self.numbers, "skipped": self.skipped,
+                "wrong_examples": self.wrong_examples}
+
+
+def _read(path: Path) -> np.ndarray | None:
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    return None if img is None else fit_frame(img)
+
+
+def bench_deck(folder: Path) -> DeckResult:
+    """Learn one deck from 52 of its photos and read all the others."""
+    res = DeckResult(folder.name)
+    by_card: dict[Card, list[Path]] = {}
+    for p in sorted(folder.iterdir()):
+        if p.suffix.lower() not in IMAGE_SUFFIXES:
+            continue
+        card = card_of_name(p.name)
+        if card is None:
+            res.skipped.append(p.name)
+            continue
+        by_card.setdefault(card, []).append(p)
+        res.photos += 1
+    missing = [c for c in bridge_order() if c not in by_card]
+    if missing:
+        res.not_learned = (f"no photo of {len(missing)} card(s) ({', '.join(str(c) for c in missing[:6])}"
+                           f"{'…' if len(missing) > 6 else ''}): a learning pass needs all 52")
+        return res
+    frames = []
+    for c in bridge_order():
+        img = _read(by_card[c][0])
+        if img is None:
+            res.not_learned = f"{by_card[c][0].name}: not a readable image"
+            return res
+        frames.append((by_card[c][0].name, img))
+    try:
+        design = learn(folder.name, frames, source=str(folder))
+    except LearnError as e:
+        res.not_learned = str(e)
+        return res
+    res.learned, res.order = True, design.order
+    reader = IndexReader(design)
+    for card, paths in by_card.items():
+        court = 11 <= int(card.rank) <= 13
+        tally = res.courts if court else res.numbers
+        for p in paths[1:]:
+            img = _read(p)
+            if img is None:
+                res.rejected["unreadable image"] += 1
+                continue
+            out = reader.read(img)
+            tally[0] += 1
+            if not out.accepted:
+                res.rejected[out.reason.value] += 1
+            elif out.card == card:
+                res.right += 1
+                tally[1] += 1
+            else:
+                res.wrong += 1
+                res.wrong_examples.append(f"{p.name} read as {out.label}")
+    return res
+
+
+def bench_photos(root: str | Path) -> dict[str, DeckResult]:
+    """Every deck folder under ``root``, in name order."""
+    root = Path(root)
+    return {d.name: bench_deck(d) for d in sorted(root.iterdir()) if d.is_dir()}
