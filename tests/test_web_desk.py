@@ -176,3 +176,165 @@ def test_matchpoints_and_tops_beside_the_percentages(app: Flask,
     assert "Board 1 <small>top 2</small>" in page
     assert re.search(r"<td data-bw-mp>0 <small>0.0%</small></td><td data-bw-mp>2 "
                      r"<small>100.0%</small></td>", _row(page, a))
+
+
+# ---------------------------------------------------------------- swap NS/EW in a Mitchell
+def _mitchell_board_one(app: Flask, ce: int) -> dict[str, int]:
+    """Board 1 of a 3-table two-winner Mitchell at its three tables."""
+    return {"t1": _result(app, ce, 1, 1, 1, tricks=10),   # NS 1 v EW 1: +420
+            "t3": _result(app, ce, 3, 2, 1, tricks=11),   # NS 3 v EW 2: +450
+            "t2": _result(app, ce, 2, 3, 1, tricks=8)}    # NS 2 v EW 3: -100
+
+
+def _totals(app: Flask, ce: int) -> dict[str, tuple[float, float, int]]:
+    from webpanel.scoring import score_event
+    with app.app_context():
+        scored = score_event(store(), ce)
+    return {s.pair: (s.total or 0.0, s.top or 0.0, s.boards)
+            for st in scored.rankings.values() for s in st}
+
+
+def test_swap_in_a_mitchell_keeps_each_pair_in_its_own_field(app: Flask) -> None:
+    """Before: swapping NS 3 and EW 2 (who sat the wrong way at table 3) recorded NS pair 2
+    and EW pair 3, who were at table 2, a second time; NS 3 and EW 2 lost the board."""
+    with app.app_context():
+        ce = rs.create_club_event(store(), "Mitchell", tables=3, movement="mitchell")
+        assert rs.movement(store(), ce).numbering == "by_line"
+    ids = _mitchell_board_one(app, ce)
+    assert _totals(app, ce) == {"A3 NS": (4.0, 4.0, 1), "A1 NS": (2.0, 4.0, 1),
+                                "A2 NS": (0.0, 4.0, 1), "A2 EW": (0.0, 4.0, 1),
+                                "A1 EW": (2.0, 4.0, 1), "A3 EW": (4.0, 4.0, 1)}
+    with app.app_context():
+        out = rs.swap_pairs(store(), ids["t3"], who="director td", reason="sat the wrong way")
+        row = rs.result(store(), ids["t3"])
+    assert out.status == "corrected"
+    # EW 2 sat North-South and made +450 (the NS top); NS 3 sat East-West and lost it.
+    assert (row.ns, row.ew, row.swapped, row.score) == (2, 3, True, 450)
+    assert _totals(app, ce) == {"A2 EW": (4.0, 4.0, 1), "A1 NS": (2.0, 4.0, 1),
+                                "A2 NS": (0.0, 4.0, 1), "A3 NS": (0.0, 4.0, 1),
+                                "A1 EW": (2.0, 4.0, 1), "A3 EW": (4.0, 4.0, 1)}
+    # Swapping again puts the line back as it was entered.
+    with app.app_context():
+        rs.swap_pairs(store(), ids["t3"], who="director td", reason="my mistake")
+        back = rs.result(store(), ids["t3"])
+        trail = [(t.field, t.old, t.new) for t in rs.trail(store(), ce)]
+    assert (back.ns, back.ew, back.swapped) == (3, 2, False)
+    assert ("swapped", "False", "True") in trail and ("swapped", "True", "False") in trail
+
+
+def test_swap_in_a_howell_swaps_the_numbers(app: Flask) -> None:
+    """Unique pair numbers: the numbers alone say who sat where (no mark needed)."""
+    with app.app_context():
+        ce = rs.create_club_event(store(), "Howell", tables=2, movement="howell")
+        m = rs.movement(store(), ce)
+        s = m.at(1, 1)
+    rid = _result(app, ce, 1, 1, s.boards[0])
+    with app.app_context():
+        rs.swap_pairs(store(), rid, who="director td", reason="sat the wrong way")
+        row = rs.result(store(), rid)
+    assert (row.ns, row.ew, row.swapped) == (s.ew, s.ns, False)
+
+
+def test_the_desk_shows_a_swapped_line_and_its_pairs_keep_their_lines(app: Flask) -> None:
+    c = app.test_client()
+    director(c)
+    ce = new_event(c)
+    ids = _mitchell_board_one(app, ce)
+    r = c.post(f"/events/{ce}/desk/result/{ids['t3']}", data={
+        "csrf_token": csrf(c, f"/events/{ce}/desk/"), "action": "swap",
+        "reason": "sat the wrong way"})
+    assert r.status_code == 302
+    page = _desk(c, ce)
+    line = _row(page, ids["t3"])
+    assert "<td>2 <small>EW</small></td><td>3 <small>NS</small></td>" in line
+    assert "sat the wrong way" in line
+    ranks = page.split('id="rankings"')[1].split("</section>")[0]
+    assert "<td>1=</td><td>A2 EW</td><td>100.00%</td>" in ranks  # with EW 3
+    assert "<td>A3 NS</td><td>0.00%</td>" in ranks
+
+
+# ---------------------------------------------------------------- weighted scores
+def _weighted_board(app: Flask, ce: int) -> int:
+    """Board 1 with +420, +450 and -100 at three tables; returns the +420 line."""
+    ids = _mitchell_board_one(app, ce)
+    return ids["t1"]
+
+
+def test_weighted_scores_are_matchpointed_part_by_part() -> None:
+    from dealer.events.model import Result
+    from dealer.events.score import score_event
+    lines = [Result(1, 1, 1, 420), Result(1, 2, 2, 450), Result(1, 3, 3, -100),
+             Result(1, 4, 4, weighted=((0.6, 420), (0.4, -50)))]
+    s = score_event(lines, method="matchpoints")
+    mp = [s.matchpoints(r) for r in lines]
+    # +420: lost to +450, beat -100, and against the weighted score 0.6 of a tie and
+    # 0.4 of a win. The weighted score: 0.6 x (1 + 0 + 2) + 0.4 x (0 + 0 + 2).
+    assert [round(m[0], 6) for m in mp if m] == [3.4, 6.0, 0.0, 2.6]
+    assert [round(m[1], 6) for m in mp if m] == [2.6, 0.0, 6.0, 3.4]
+    assert sum(m[0] + m[1] for m in mp if m) == pytest.approx(4 * 6)
+    assert {m[2] for m in mp if m} == {6.0}
+
+
+def test_weighted_scores_at_imps() -> None:
+    from dealer.events.model import Result
+    from dealer.events.score import score_event
+    lines = [Result(1, 1, 2, 420), Result(1, 3, 4, 450), Result(1, 5, 6, -100),
+             Result(1, 7, 8, weighted=((0.6, 420), (0.4, -50)))]
+    cross = score_event(lines, method="cross")
+    w = cross.travellers[1][3]
+    # Against +420: 0.4 x -10; +450: 0.6 x -1 + 0.4 x -11; -100: 0.6 x 11 + 0.4 x 2.
+    assert w[1] == pytest.approx((-4.0 - 5.0 + 7.4) / 3)
+    assert sum(ns for _, ns, _ in cross.travellers[1]) == pytest.approx(0.0)
+    butler = score_event(lines, method="butler")
+    # The datum is made from the scores played: (420 + 450 - 100) / 3 -> 260.
+    # 0.6 x IMPs(420 - 260 = 160: 4) + 0.4 x IMPs(-50 - 260 = -310: -7) = -0.4.
+    assert butler.travellers[1][3][1] == pytest.approx(-0.4)
+    assert butler.travellers[1][0][1] == 4.0
+
+
+def test_a_weighted_score_in_a_teams_match() -> None:
+    from dealer.events.model import Result
+    from dealer.events.teams import compare_board
+    home = Result(1, 1, 4, weighted=((0.5, 420), (0.5, -50)))
+    away = Result(1, 3, 2, 420)
+    # Half of a push, half of -470 (-10 IMPs).
+    assert compare_board(1, 1, 2, [home, away]).home_imps == pytest.approx(-5.0)
+
+
+def test_the_director_gives_a_weighted_score_on_the_desk(app: Flask) -> None:
+    c = app.test_client()
+    director(c)
+    ce = new_event(c)
+    rid = _weighted_board(app, ce)
+    t = csrf(c, f"/events/{ce}/desk/")
+    url = f"/events/{ce}/desk/result/{rid}"
+    bad = c.post(url, data={"csrf_token": t, "version": "1", "action": "weighted",
+                            "weighted": "60% 4S= N, 30% 4S-1 N", "reason": "Law 12C1(c)"})
+    assert bad.status_code == 400
+    line = _row(bad.get_data(as_text=True), rid)
+    assert "weighted: the shares add up to 90%, not 100%" in line
+    assert 'value="60% 4S= N, 30% 4S-1 N"' in line
+    r = c.post(url, data={"csrf_token": t, "version": "1", "action": "weighted",
+                          "weighted": "60% 4S= N, 40% 4S-1 N", "reason": "Law 12C1(c)"})
+    assert r.status_code == 302
+    with app.app_context():
+        row = rs.result(store(), rid)
+    assert (row.weighted, row.score, row.contract) == ("60% 4S N 10 +420; 40% 4S N 9 -50",
+                                                       None, None)
+    page = _desk(c, ce)
+    assert "weighted: 60% 4S N 10 +420; 40% 4S N 9 -50" in _row(page, rid)
+    # NS 1's 60% of +420 and 40% of -50 against +450 and -100: 0.6 x 2 + 0.4 x 2 = 2 of 4.
+    assert _totals(app, ce)["A1 NS"] == (2.0, 4.0, 1)
+    assert _totals(app, ce)["A3 NS"] == (4.0, 4.0, 1)
+    csv_text = c.get(f"/events/{ce}/export.csv").get_data(as_text=True)
+    assert csv_text.splitlines()[0].endswith(",weighted")
+    assert any(ln.endswith(",60% 4S N 10 +420; 40% 4S N 9 -50") for ln in csv_text.splitlines())
+    # A weighted score where the table entered nothing, from the director's entry.
+    r = c.post(f"/events/{ce}/desk/adjust", data={
+        "csrf_token": t, "table": "2", "round": "1", "board": "3", "action": "weighted",
+        "weighted": "50% 3NT= S; 50% 3NT-1 S"})
+    assert r.status_code == 302
+    with app.app_context():
+        three = next(x for x in rs.results(store(), ce) if x.board == 3)
+    assert three.weighted == "50% 3NT S 9 +400; 50% 3NT S 8 -50"
+    assert three.entered_by == "director td"

@@ -25,7 +25,7 @@ from webpanel.security import director_required, who
 bp = Blueprint("desk", __name__, url_prefix="/events/<int:ce_id>/desk")
 
 #: The corrections that change a result: each needs a reason for the audit trail.
-CORRECTIONS = ("correct", "artificial", "fouled", "swap")
+CORRECTIONS = ("correct", "artificial", "weighted", "fouled", "swap")
 
 
 @dataclass
@@ -140,6 +140,10 @@ def _correct(ce_id: int, row: rs.ResultRow) -> Response | tuple[str, int]:
         ns_a, ew_a = fields.text(f, "ns_artificial", 8), fields.text(f, "ew_artificial", 8)
         out = rs.correct(store(), row.id, who=who(), reason=_reason(action, reason),
                          expected_version=version, ns_artificial=ns_a, ew_artificial=ew_a)
+    elif action == "weighted":
+        out = rs.correct(store(), row.id, who=who(), reason=_reason(action, reason),
+                         expected_version=version, weighted=fields.text(f, "weighted", 200),
+                         ns_artificial=None, ew_artificial=None, not_played=False)
     elif action == "fouled":
         group = fields.number(f, "fouled_group", 0, 9, 0)
         out = rs.correct(store(), row.id, who=who(), reason=_reason(action, reason),
@@ -152,7 +156,7 @@ def _correct(ce_id: int, row: rs.ResultRow) -> Response | tuple[str, int]:
             values["lead"] = fields.text(f, "lead", 3)
         out = rs.correct(store(), row.id, who=who(), reason=_reason(action, reason),
                          expected_version=version, ns_artificial=None, ew_artificial=None,
-                         not_played=False, **values)
+                         not_played=False, weighted=None, **values)
     else:
         raise rs.EntryError(f"action: unknown action {action[:20]!r}", "action")
     if out.status != "corrected":  # a conflict: said beside the form, as typed
@@ -186,6 +190,9 @@ def _adjust(ce_id: int) -> Response:
                          fields.number(f, "tricks", 0, 13), fields.text(f, "lead", 3))
         out = rs.director_result(store(), ce_id, section, table, rnd, entry, who=who(),
                                  submission_id=fields.text(f, "sid", 64) or secrets.token_hex(16))
+    elif action == "weighted":
+        out = rs.director_entry(store(), ce_id, section, table, rnd, board, who=who(),
+                                weighted=fields.text(f, "weighted", 200))
     else:
         art = None if (action == "not_played" or f.get("not_played") == "on") else (
             fields.text(f, "ns_artificial", 8, "A"), fields.text(f, "ew_artificial", 8, "A"))

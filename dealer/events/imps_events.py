@@ -201,7 +201,7 @@ def score_imp_pairs(
     lines = list(results)
     groups: dict[tuple, list[int]] = defaultdict(list)
     for i, r in enumerate(lines):
-        if r.kind == "score":
+        if r.kind in ("score", "weighted"):
             key = (r.board, r.group) if across_field else (r.section, r.board, r.group)
             groups[key].append(i)
         elif r.kind == "missing":
@@ -210,9 +210,14 @@ def score_imp_pairs(
                              "not played")
     ns_imps: list[float | None] = [None] * len(lines)
     for idx in groups.values():
-        scores = [lines[i].score for i in idx]
-        got = (butler(scores, butler_options) if method == "butler"  # type: ignore[arg-type]
-               else cross_imps(scores, divisor))  # type: ignore[arg-type]
+        got: Sequence[float]
+        if any(lines[i].kind == "weighted" for i in idx):
+            got = _weighted_imps([lines[i].parts for i in idx], method, butler_options,
+                                 divisor)
+        else:
+            scores = [lines[i].score for i in idx]
+            got = (butler(scores, butler_options) if method == "butler"  # type: ignore[arg-type]
+                   else cross_imps(scores, divisor))  # type: ignore[arg-type]
         for i, v in zip(idx, got, strict=True):
             ns_imps[i] = float(v)
     out: list[ImpLine] = []
@@ -225,7 +230,7 @@ def score_imp_pairs(
         if r.kind == "artificial":
             ns_v = _artificial_imps(r.ns_artificial, artificial_imps)  # type: ignore[arg-type]
             ew_v = _artificial_imps(r.ew_artificial, artificial_imps)  # type: ignore[arg-type]
-        elif r.kind == "score":
+        elif r.kind in ("score", "weighted"):
             ns_v = ns_imps[i]
             ew_v = -ns_v if ns_v is not None else None
         else:
@@ -238,6 +243,36 @@ def score_imp_pairs(
             totals[pair] += imp  # type: ignore[operator]
             boards[pair] += 1
     return ImpPairsEvent(out, dict(totals), dict(boards))
+
+
+def _weighted_imps(items: Sequence[tuple[tuple[float, int], ...]], method: str,
+                   options: ButlerOptions | None, divisor: str) -> list[float]:
+    """NS IMPs of a board with a weighted score (Law 12C1(c)): each part of a weighted
+    score is scored as a result and counts its share.
+
+    Butler: the datum is made from the scores played at the tables (from the
+    weighted scores' averages when no table score is there), and a weighted
+    score gets the share-weighted IMPs of its parts against it. Cross-IMPs:
+    every pair of lines is compared part by part, each comparison counting the
+    product of the two shares, so the board still adds up to zero.
+
+    >>> _weighted_imps([((1.0, 420),), ((0.6, 420), (0.4, -50))], "cross", None, "n-1")
+    [4.0, -4.0]
+    """
+    if method == "butler":
+        played = [parts[0][1] for parts in items if len(parts) == 1]
+        datum = butler_datum(played or [sum(w * s for w, s in parts) for parts in items],
+                             options)
+        return [sum(w * imps(s - datum) for w, s in parts) for parts in items]
+    n = len(items)
+    sums = [sum(wa * wb * imps(a - b) for j, other in enumerate(items) if j != i
+                for wa, a in parts for wb, b in other) for i, parts in enumerate(items)]
+    if divisor == "none":
+        return sums
+    d = {"n-1": n - 1, "n": n}.get(divisor)
+    if d is None:
+        raise EventError(f"unknown cross-IMP divisor {divisor!r} (use n-1, n or none)")
+    return [s / d if d else 0.0 for s in sums]
 
 
 def _artificial_imps(adj: Artificial | float, size: float) -> float:

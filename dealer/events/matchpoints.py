@@ -194,8 +194,19 @@ class MatchpointEvent:
 
 
 def pair_keys(result: Result, numbering: str) -> tuple[PairKey, PairKey]:
-    """The NS and EW pairs of a line as event identities."""
+    """The pairs in the NS and in the EW seats of a line, as event identities.
+
+    In a two-winner Mitchell (``by_line``) a line whose pairs sat the wrong way
+    (``swapped``) has an EW pair in the NS seats: each keeps its own line.
+
+    >>> r = Result(1, 5, 3, 420, swapped=True)   # EW pair 5 sat NS, NS pair 3 sat EW
+    >>> [str(k) for k in pair_keys(r, "by_line")]
+    ['A5 EW', 'A3 NS']
+    """
     if numbering == "by_line":
+        if result.swapped:
+            return (PairKey(result.section, "EW", result.ns),
+                    PairKey(result.section, "NS", result.ew))
         return (PairKey(result.section, "NS", result.ns), PairKey(result.section, "EW", result.ew))
     if numbering != "unique":
         raise EventError(f"unknown pair numbering {numbering!r} (use unique or by_line)")
@@ -252,6 +263,9 @@ def score_matchpoints(results: Iterable[Result],
                                 expected=group_expected, scale=opts.scale)
         for i, m in zip(real, mps.tolist(), strict=True):
             ns_mp[i] = m
+    weighted = [i for i, k in enumerate(kinds) if k == "weighted"]
+    if weighted:
+        _weighted_matchpoints(lines, line_board, expected, weighted, ns_mp, unit)
     ew_fixed: dict[int, float] = {}
     if opts.fouled == "wbf1991":
         _wbf1991_small_groups(lines, real, line_board, tops, ns_mp, ew_fixed)
@@ -273,10 +287,12 @@ def score_matchpoints(results: Iterable[Result],
             t[2] += 1
 
     def keys(r: Result) -> tuple[tuple[str, str, int], tuple[str, str, int]]:
+        if by_line and r.swapped:  # the pairs sat the wrong way: each keeps its line
+            return (r.section, "EW", r.ns), (r.section, "NS", r.ew)
         return ((r.section, "NS" if by_line else "", r.ns),
                 (r.section, "EW" if by_line else "", r.ew))
 
-    for i in real:
+    for i in sorted(real + weighted):
         r = lines[i]
         ew_mp[i] = ew_fixed.get(i, tops[i] - ns_mp[i])  # type: ignore[operator]
         kn, ke = keys(r)
@@ -301,6 +317,31 @@ def score_matchpoints(results: Iterable[Result],
         totals[pk] = PairTotal(pk, mp, top_, int(n))
     scored = [ScoredLine(r, ns_mp[i], ew_mp[i], tops[i]) for i, r in enumerate(lines)]
     return MatchpointEvent(scored, totals, opts)
+
+
+def _weighted_matchpoints(lines: list[Result], line_board: list[int], expected: np.ndarray,
+                          weighted: list[int], ns_mp: list[float | None], unit: float) -> None:
+    """Matchpoint every line compared with a weighted score (Law 12C1(c)).
+
+    A weighted score is compared with each other result part by part, each
+    part counting its share: 60% of 4S= and 40% of 4S-1 against a +420 earns
+    0.6 of a tie and 0.4 of a loss. The other line earns the opposite, so the
+    board's matchpoints add up as on any board. Neuberg factors the group to
+    the board's expected count as for real scores.
+    """
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i, r in enumerate(lines):
+        if r.kind in ("score", "weighted"):
+            groups.setdefault((line_board[i], r.group), []).append(i)
+    for (b, _), members in groups.items():
+        if not any(lines[i].kind == "weighted" for i in members):
+            continue
+        n = len(members)
+        for i in members:
+            mp = sum(wa * wb * (2.0 if a > c else 1.0 if a == c else 0.0)
+                     for j in members if j != i
+                     for wa, a in lines[i].parts for wb, c in lines[j].parts)
+            ns_mp[i] = ((mp + 1.0) * float(expected[b]) / n - 1.0) * unit
 
 
 _SMALL_GROUP_PERCENT = {1: (60.0,), 2: (65.0, 55.0), 3: (70.0, 60.0, 50.0)}

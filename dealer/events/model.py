@@ -12,6 +12,8 @@ marked *not played*.
 >>> Result(2, 3, 11, ns_artificial=Artificial.parse("A+"),
 ...        ew_artificial=Artificial.parse("A-")).kind
 'artificial'
+>>> Result(3, 1, 8, weighted=((0.6, 420), (0.4, -50))).kind
+'weighted'
 """
 
 from __future__ import annotations
@@ -64,6 +66,18 @@ class Artificial(Enum):
 Adjustment = Artificial | float
 
 
+def _check_weighted(board: int, parts: tuple[tuple[float, int], ...]) -> None:
+    """Law 12C1(c): at least two scores, each with a share above 0, the shares adding to 1."""
+    if len(parts) < 2:
+        raise EventError(f"board {board}: a weighted score has at least two scores")
+    if any(not 0.0 < w <= 1.0 for w, _ in parts):
+        raise EventError(f"board {board}: each part of a weighted score has a share above "
+                         "0 and at most 100%")
+    if abs(sum(w for w, _ in parts) - 1.0) > 1e-6:
+        raise EventError(f"board {board}: the shares of a weighted score add up to "
+                         f"{100 * sum(w for w, _ in parts):g}%, not 100%")
+
+
 @dataclass(frozen=True, slots=True)
 class Result:
     """One traveller line. ``score`` is from North-South's side, as travellers write it.
@@ -73,6 +87,18 @@ class Result:
     versions of a fouled board (Law 87): results are only compared within a
     group. ``declarer_pair`` is the pair number a scorer wrote as declaring,
     used to catch a declarer from the wrong pair.
+
+    ``weighted`` is a weighted adjusted score (Law 12C1(c)): NS scores each
+    with its share, the shares adding up to 1 (``((0.6, 420), (0.4, -50))``:
+    60% of 4S= and 40% of 4S-1). It is compared with the other results part by
+    part, each part counting its share (:mod:`dealer.events.matchpoints`,
+    :mod:`dealer.events.imps_events`).
+
+    ``swapped`` marks a line of a two-winner Mitchell (``by_line`` numbering)
+    whose pairs sat the wrong way: ``ns`` is then the number of the East-West
+    pair that sat North-South, and ``ew`` that of the North-South pair that
+    sat East-West. Each pair keeps its own line and is credited with the seats
+    it played (:func:`dealer.events.matchpoints.pair_keys`).
     """
 
     board: int
@@ -89,6 +115,8 @@ class Result:
     ew_artificial: Adjustment | None = None
     not_played: bool = False
     group: int = 0
+    weighted: tuple[tuple[float, int], ...] | None = None
+    swapped: bool = False
 
     def __post_init__(self) -> None:
         if self.board < 1:
@@ -102,19 +130,33 @@ class Result:
             raise EventError(
                 f"board {self.board}, pairs {self.ns}-{self.ew}: an artificial score needs "
                 "a value for both sides (e.g. A+ and A-)")
-        if sum((self.score is not None, artificial, self.not_played)) > 1:
+        if self.weighted is not None:
+            _check_weighted(self.board, self.weighted)
+        if sum((self.score is not None, artificial, self.not_played,
+                self.weighted is not None)) > 1:
             raise EventError(
                 f"board {self.board}, pairs {self.ns}-{self.ew}: a line is a score, an "
-                "artificial score or not played, not more than one")
+                "artificial score, a weighted score or not played, not more than one")
 
     @property
     def kind(self) -> str:
-        """``"score"``, ``"artificial"``, ``"not_played"`` or ``"missing"``."""
+        """``"score"``, ``"artificial"``, ``"weighted"``, ``"not_played"`` or ``"missing"``."""
         if self.score is not None:
             return "score"
         if self.ns_artificial is not None:
             return "artificial"
+        if self.weighted is not None:
+            return "weighted"
         return "not_played" if self.not_played else "missing"
+
+    @property
+    def parts(self) -> tuple[tuple[float, int], ...]:
+        """The NS scores this line is compared with, each with its share: the score
+        itself (share 1), or the parts of a weighted score; none otherwise."""
+        if self.score is not None:
+            return ((1.0, self.score),)
+        return self.weighted or ()
+
 
     @classmethod
     def from_contract(

@@ -63,6 +63,8 @@ def lines_of(event: MatchpointEvent, movement: Movement | None = None) -> dict[P
     With ``by_line`` numbering the key says it. Otherwise the movement, or
     failing that the results, tell which direction each pair sat.
     """
+    if event.options.numbering == "by_line":  # a pair that sat the wrong way keeps its line
+        return {k: k.line for ln in event.lines for k in _keys(event, ln)}
     seen: dict[PairKey, set[str]] = {}
     for ln in event.lines:
         ns, ew = _keys(event, ln)
@@ -138,7 +140,8 @@ def score_card(event: MatchpointEvent, pair: PairKey) -> list[CardLine]:
             continue
         is_ns = pair == ns
         contract = "" if r.contract is None else str(r.contract)
-        note = {"artificial": "adjusted", "not_played": "not played"}.get(r.kind, "")
+        note = {"artificial": "adjusted", "not_played": "not played",
+                "weighted": "weighted"}.get(r.kind, "")
         if r.kind == "artificial":
             adj = r.ns_artificial if is_ns else r.ew_artificial
             contract = getattr(adj, "code", f"{adj}%")

@@ -295,6 +295,13 @@ def compare_board(board: int, home: int, away: int, lines: list[Result]) -> Boar
         # other table's score is not compared with it.
         return BoardComparison(board, sum(_side_imps(r, home) for r in arts), h_score, a_score,
                                f"{where}: artificial score")
+    if h is not None and a is not None and h.parts and a.parts and (
+            h.kind == "weighted" or a.kind == "weighted"):
+        # Law 12C1(c): each part of a weighted score is compared with the other
+        # table, counting its share (both tables' shares when both are weighted).
+        return BoardComparison(board, sum(wh * wa * imps(x - y) for wh, x in h.parts
+                                          for wa, y in a.parts), h_score, a_score,
+                               f"{where}: weighted score")
     if h is None or a is None or h.score is None or a.score is None:
         missing = [t for t, r in ((home, h), (away, a)) if r is None or r.score is None]
         what = "not played" if any(r is not None and r.not_played for r in (h, a)) \

@@ -166,6 +166,12 @@ class ResultRow(Base):
     ew_artificial: Mapped[str | None] = mapped_column(String(8), nullable=True)
     not_played: Mapped[bool] = mapped_column(Boolean, default=False)
     fouled_group: Mapped[int] = mapped_column(Integer, default=0)
+    # A weighted adjusted score (Law 12C1(c)) as the director gave it, each part with
+    # its share and NS score: "60% 4S N 10 +420; 40% 4S N 9 -50" (store.results.entry).
+    weighted: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    # A two-winner Mitchell's pairs sat the wrong way: ``ns`` is the EW pair that sat
+    # North-South (and ``ew`` the NS pair); each keeps its own line (events.model.Result).
+    swapped: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     play: Mapped[str | None] = mapped_column(Text, nullable=True)  # PBN play order, if captured
     # Entered or changed after the results were published.
     late: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")

@@ -69,6 +69,7 @@ from dealer.store.results.entry import (
     submit,
     vulnerability_of,
     warnings_for,
+    weighted_code,
 )
 from dealer.store.results.fairplay import (
     Refused,
@@ -109,6 +110,7 @@ from dealer.store.results.reading import (
     results,
     table_results,
     trail,
+    weighted_parts,
 )
 
 __all__ = [
@@ -123,7 +125,7 @@ __all__ = [
     "REVEAL", "Refused", "TableState", "add_audit", "audit_log", "close_event", "closed_message",
     "current_round", "may_change", "new_table_cards", "playing", "record_view",
     "replaced_card", "reveal_refusal", "reveals", "round_done", "round_of", "rounds_open",
-    "submit_at_table", "table_state", "TrailLine", "trail",
+    "submit_at_table", "table_state", "TrailLine", "trail", "weighted_code", "weighted_parts",
     "may_unpublish", "publish", "published_event", "published_events", "undo_until",
     "unpublish",
 ]

@@ -49,7 +49,13 @@ from dealer.store.results.common import (
     now,
     transaction,
 )
-from dealer.store.results.entry import Entry, artificial_code, contract_text, vulnerability_of
+from dealer.store.results.entry import (
+    Entry,
+    artificial_code,
+    contract_text,
+    vulnerability_of,
+    weighted_code,
+)
 from dealer.store.results.fairplay import (
     Refused,
     closed_message,
@@ -251,8 +257,16 @@ def _rescore(store: Store, ce: ClubEvent, row: ResultRow | ResultLine, new: dict
         for k in ("ns_artificial", "ew_artificial"):
             new[k] = artificial_code(str(new[k]))
         new.update(contract=None, declarer=None, tricks=None, score=None, lead=None,
+                   not_played=False, weighted=None)
+        return
+    if new["weighted"]:
+        if new["weighted"] != row.weighted:  # as the director typed it: check and score it
+            new["weighted"] = weighted_code(str(new["weighted"]), row.board,
+                                            vulnerability_of(store, ce, row.board, conn))
+        new.update(contract=None, declarer=None, tricks=None, score=None, lead=None,
                    not_played=False)
         return
+    new["weighted"] = None
     if new["not_played"]:
         new.update(contract=None, declarer=None, tricks=None, score=None, lead=None)
         return
@@ -266,7 +280,21 @@ def _rescore(store: Store, ce: ClubEvent, row: ResultRow | ResultLine, new: dict
 
 
 def swap_pairs(store: Store, result_id: int, *, who: str, reason: str = "") -> Outcome:
-    """A pair sat the wrong way: swap NS and EW, so the score changes side."""
+    """The pairs sat the wrong way: the pair in the NS seats is the other one.
+
+    The pair numbers change seats, so each pair is credited with the seats it
+    played. In a two-winner Mitchell (NS and EW both numbered from 1) the
+    numbers alone would name two other pairs, who were elsewhere: the line is
+    marked ``swapped`` as well, and each pair keeps its own line (field) in the
+    ranking (:func:`dealer.events.matchpoints.pair_keys`). Swapping again puts
+    the line back.
+    """
     row = result(store, result_id)
+    with store.reads.connect() as conn:
+        ce = ClubEvent(**conn.execute(CLUB_EVENT_BY_ID, {"ce": row.club_event_id}
+                                      ).one()._asdict())
+    values: dict[str, Any] = {"ns": row.ew, "ew": row.ns}
+    if movement_of(ce, row.section).numbering == "by_line":
+        values["swapped"] = not row.swapped
     return correct(store, result_id, who=who, reason=reason or "pairs sat the wrong way",
-                   ns=row.ew, ew=row.ns)
+                   **values)

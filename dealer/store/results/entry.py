@@ -109,6 +109,71 @@ def artificial_code(text: str) -> str:
         return f"{v:g}"
 
 
+_WEIGHTED_PART = re.compile(
+    r"^(?P<w>\d{1,3}(?:\.\d{1,2})?)\s*%?\s+(?P<c>PASS|[1-7](?:NT|N|S|H|D|C)X{0,2})\s*"
+    r"(?P<r1>=|[+-]\d{1,2})?\s*(?:BY\s+)?(?P<d>[NESW])?\s*(?P<r2>=|[+-]\d{1,2}|\d{1,2})?$")
+#: At most this many parts: the stored text must fit its column (200 characters).
+WEIGHTED_PARTS_MAX = 4
+
+
+def weighted_code(text: str, board: int, vul: Vulnerability) -> str:
+    """A weighted adjusted score (Law 12C1(c)) as the director types it, checked and
+    scored, in the form it is stored: each part its share, contract, declarer,
+    tricks and NS score.
+
+    Parts are separated by ``;`` or ``,``; the result is ``=``, ``+1``, ``-2``
+    after the contract or the declarer, or the tricks taken; the shares add up to
+    100%.
+
+    >>> from dealer.seats import Vulnerability
+    >>> weighted_code("60% 4S= N, 40% 4S-1 N", 1, Vulnerability.NONE)
+    '60% 4S N 10 +420; 40% 4S N 9 -50'
+    >>> weighted_code("70 3NT S 9; 30 PASS", 1, Vulnerability.NONE)
+    '70% 3NT S 9 +400; 30% PASS - - +0'
+    >>> weighted_code("60% 4S= N, 30% 4S-1 N", 1, Vulnerability.NONE)
+    Traceback (most recent call last):
+    ...
+    dealer.store.results.common.EntryError: weighted: the shares add up to 90%, not 100%
+    """
+    parts = [p.strip() for p in re.split(r"[;,]", text.upper()) if p.strip()]
+    if not 2 <= len(parts) <= WEIGHTED_PARTS_MAX:
+        raise EntryError(f"weighted: give 2 to {WEIGHTED_PARTS_MAX} scores with their shares, "
+                         "e.g. 60% 4S= N, 40% 4S-1 N", "weighted")
+    out, total = [], 0.0
+    for n, part in enumerate(parts, 1):
+        m = _WEIGHTED_PART.match(part)
+        if m is None:
+            raise EntryError(f"weighted: part {n} ({part[:30]!r}) is not a share and a result, "
+                             "e.g. 60% 4S= N or 40% 4S N 9", "weighted")
+        share = float(m["w"])
+        if not 0 < share < 100:
+            raise EntryError(f"weighted: part {n} has a share of {share:g}%: give more than "
+                             "0 and less than 100", "weighted")
+        total += share
+        contract, decl = m["c"], m["d"] or ""
+        if contract == "PASS":
+            if m["r1"] or m["r2"] or decl:
+                raise EntryError(f"weighted: part {n}: a passed-out board has no declarer "
+                                 "or tricks", "weighted")
+            out.append(f"{share:g}% PASS - - +0")
+            continue
+        results = [r for r in (m["r1"], m["r2"]) if r]
+        if len(results) != 1:
+            raise EntryError(f"weighted: part {n}: give the result once (=, +1, -2 or the "
+                             "tricks)", "weighted")
+        r = results[0]
+        level = int(contract[0])
+        tricks = (level + 6 if r == "=" else level + 6 + int(r) if r[0] in "+-" else int(r))
+        try:
+            c, d, _lead, t = Entry(board, contract, decl, tricks).checked()
+        except EntryError as exc:
+            raise EntryError(f"weighted: part {n}: {exc}", "weighted") from None
+        out.append(f"{share:g}% {contract_text(c)} {d} {t} {score_ns(c, t, vul):+d}")
+    if abs(total - 100.0) > 1e-6:
+        raise EntryError(f"weighted: the shares add up to {total:g}%, not 100%", "weighted")
+    return "; ".join(out)
+
+
 _VULNERABILITY = select(BoardRow.__table__.c.vulnerability).where(
     BoardRow.__table__.c.deal_set_id == bindparam("ds"),
     BoardRow.__table__.c.number == bindparam("n"))
@@ -260,15 +325,19 @@ def director_result(store: Store, club_event_id: int, section: str, table: int,
 
 def director_entry(store: Store, club_event_id: int, section: str, table: int, round_no: int,
                    board: int, *, who: str, artificial: tuple[str, str] | None = None,
-                   not_played: bool = False) -> Outcome:
-    """The director records an artificial score or a not-played board where none was entered."""
+                   not_played: bool = False, weighted: str | None = None) -> Outcome:
+    """The director records an artificial score, a weighted score (Law 12C1(c), as
+    :func:`weighted_code` reads it) or a not-played board where none was entered."""
     ce = get_event(store, club_event_id)
     ns, ew = _director_sitting(ce, section, table, round_no, board)
     row = ResultRow(club_event_id=club_event_id, section=section, table_no=table,
                     round_no=round_no, board=board, ns=ns, ew=ew,
-                    entered_by=who[:100], not_played=not_played and artificial is None,
+                    entered_by=who[:100],
+                    not_played=not_played and artificial is None and not weighted,
                     late=ce.published_at is not None)
-    if artificial is not None:
+    if weighted:
+        row.weighted = weighted_code(weighted, board, vulnerability_of(store, ce, board))
+    elif artificial is not None:
         row.ns_artificial, row.ew_artificial = (artificial_code(a) for a in artificial)
     try:
         with writing(store) as s:

@@ -103,6 +103,8 @@ def describe(row: ResultRow | ResultLine | SimpleNamespace) -> str:
     """A result in words: ``4S by N, 10 tricks, NS +420``, ``passed out``, ``artificial A+/A-``."""
     if row.ns_artificial:
         return f"artificial {row.ns_artificial}/{row.ew_artificial}"
+    if getattr(row, "weighted", None):
+        return f"weighted {row.weighted}"
     if row.not_played:
         return "not played"
     if row.contract == "PASS":
@@ -116,9 +118,13 @@ def as_results(rows: Iterable[ResultRow]) -> list[Result]:
     for r in rows:
         common: dict[str, Any] = dict(section=r.section, table=r.table_no, round=r.round_no,
                                       group=r.fouled_group)
+        common["swapped"] = bool(r.swapped)
         if r.ns_artificial and r.ew_artificial:
             out.append(Result(r.board, r.ns, r.ew, ns_artificial=_adj(r.ns_artificial),
                               ew_artificial=_adj(r.ew_artificial), **common))
+        elif r.weighted:
+            out.append(Result(r.board, r.ns, r.ew, weighted=weighted_parts(r.weighted),
+                              **common))
         elif r.not_played:
             out.append(Result(r.board, r.ns, r.ew, not_played=True, **common))
         else:
@@ -128,6 +134,23 @@ def as_results(rows: Iterable[ResultRow]) -> list[Result]:
             out.append(Result(r.board, r.ns, r.ew, r.score, contract=c, tricks=r.tricks,
                               **common))
     return out
+
+
+def weighted_parts(text: str) -> tuple[tuple[float, int], ...]:
+    """A stored weighted score's parts as (share, NS score).
+
+    >>> weighted_parts("60% 4S N 10 +420; 40% 4S N 9 -50")
+    ((0.6, 420), (0.4, -50))
+    """
+    out = []
+    for part in text.split(";"):
+        words = part.split()
+        try:
+            out.append((float(words[0].rstrip("%")) / 100.0, int(words[-1])))
+        except (IndexError, ValueError):
+            raise EntryError(f"the stored weighted score {text!r} cannot be read",
+                             "weighted") from None
+    return tuple(out)
 
 
 def _adj(text: str) -> Artificial | float:
