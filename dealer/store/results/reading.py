@@ -118,12 +118,14 @@ def as_results(rows: Iterable[ResultRow]) -> list[Result]:
     for r in rows:
         common: dict[str, Any] = dict(section=r.section, table=r.table_no, round=r.round_no,
                                       group=r.fouled_group)
-        common["swapped"] = bool(r.swapped)
+        # Rows from elsewhere (a results file, an older reader) may lack the newer columns.
+        common["swapped"] = bool(getattr(r, "swapped", False))
+        weighted = getattr(r, "weighted", None)
         if r.ns_artificial and r.ew_artificial:
             out.append(Result(r.board, r.ns, r.ew, ns_artificial=_adj(r.ns_artificial),
                               ew_artificial=_adj(r.ew_artificial), **common))
-        elif r.weighted:
-            out.append(Result(r.board, r.ns, r.ew, weighted=weighted_parts(r.weighted),
+        elif weighted:
+            out.append(Result(r.board, r.ns, r.ew, weighted=weighted_parts(str(weighted)),
                               **common))
         elif r.not_played:
             out.append(Result(r.board, r.ns, r.ew, not_played=True, **common))
