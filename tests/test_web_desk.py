@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from test_store import db_url, pg_server  # noqa: F401  (fixtures: SQLite and PostgreSQL)
 from web_helpers import csrf, director, make_app, new_event
 
+from dealer.store import Store
 from dealer.store import results as rs
 from webpanel.db import store
 
@@ -338,3 +340,23 @@ def test_the_director_gives_a_weighted_score_on_the_desk(app: Flask) -> None:
         three = next(x for x in rs.results(store(), ce) if x.board == 3)
     assert three.weighted == "50% 3NT S 9 +400; 50% 3NT S 8 -50"
     assert three.entered_by == "director td"
+
+
+def test_swap_and_weighted_scores_are_written_on_both_backends(db_url: str) -> None:  # noqa: F811
+    """PostgreSQL writes a correction in one statement: the new columns go with it."""
+    with Store.open(db_url) as st:
+        ce = rs.create_club_event(st, "Both", tables=3, movement="mitchell")
+        a = rs.submit(st, ce, "A", 3, 2, rs.Entry(1, "4S", "N", 11), submission_id="a",
+                      who="table A3").result_id
+        b = rs.submit(st, ce, "A", 1, 1, rs.Entry(1, "4S", "N", 10), submission_id="b",
+                      who="table A1").result_id
+        assert a is not None and b is not None
+        assert rs.swap_pairs(st, a, who="td", reason="wrong way").status == "corrected"
+        out = rs.correct(st, b, who="td", reason="12C1c", weighted="60% 4S= N, 40% 4S-1 N",
+                         ns_artificial=None, ew_artificial=None, not_played=False)
+        assert out.status == "corrected", out
+        rows = {r.id: r for r in rs.results(st, ce)}
+        assert (rows[a].ns, rows[a].ew, rows[a].swapped) == (2, 3, True)
+        assert (rows[b].weighted, rows[b].score) == ("60% 4S N 10 +420; 40% 4S N 9 -50", None)
+        fields = [(t.field, t.new) for t in rs.trail(st, ce)]
+        assert ("swapped", "True") in fields and ("weighted", rows[b].weighted) in fields
