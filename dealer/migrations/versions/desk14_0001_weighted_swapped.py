@@ -2,7 +2,7 @@
 in a two-winner Mitchell.
 
 Revision ID: desk14_0001
-Revises: fairplay_0001
+Revises: players14_0001
 Create Date: 2026-11-25
 """
 
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "desk14_0001"
-down_revision: str | None = "fairplay_0001"
+down_revision: str | None = "players14_0001"
 branch_labels = None
 depends_on = None
 
