@@ -259,3 +259,278 @@ def test_members_import_on_the_command_line(tmp_path: Path, monkeypatch: pytest.
     with Store.open(f"sqlite:///{tmp_path / 'cli.sqlite'}") as st:
         lines = audit.entries(st, action="import-members")
     assert len(lines) == 2 and lines[0].who.startswith("cli:")
+
+
+# -- names at the table ---------------------------------------------------------------------------
+
+def _members(app) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    """The EBU club's list in the store; the members' ids by name."""
+    from webpanel.db import store
+    with app.app_context():
+        ps.import_members(store(), read_members_csv(
+            (DATA / "ebu-club-utf8-bom.csv").read_bytes()).members)
+        return {m.name: m.id for m in ps.members(store())}
+
+
+def _names(app, ce: int) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]
+    from webpanel.db import store
+    with app.app_context():
+        return {str(k): [p.name for p in v] for k, v in ps.pair_names(store(), ce).items()}
+
+
+def _tcsrf(app, token: str) -> str:  # type: ignore[no-untyped-def]
+    from webpanel.tables import table_csrf
+    with app.app_context():
+        return table_csrf(token)
+
+
+def test_a_table_names_its_four_players_with_the_member_search(app, td) -> None:  # type: ignore[no-untyped-def]
+    from web_helpers import new_event, table_tokens
+    ids = _members(app)
+    ce = new_event(td, tables="3")
+    tok = table_tokens(app, ce)[1]
+    c = app.test_client()  # the phone: no session, no cookie
+    page = c.get(f"/t/{tok}").get_data(as_text=True)
+    assert 'id="players-ask"' in page and f"/t/{tok}/players" in page
+    form = c.get(f"/t/{tok}/players").get_data(as_text=True)
+    assert all(f'name="{n}"' in form for n in ("ns1", "ns2", "ew1", "ew2"))
+    assert "North" in form and "West" in form and "NS: pair 1" in form
+    # The search behind the fields: accents and case aside, names and numbers, no email.
+    found = c.get(f"/t/{tok}/members?q=JOSE").get_json()["members"]
+    assert found == [{"label": "José Müller (EBU 123456)", "name": "José Müller"}]
+    assert c.get(f"/t/{tok}/members?q=j").get_json() == {"members": []}
+    assert "@" not in c.get(f"/t/{tok}/members?q=o").get_data(as_text=True)
+    # Without JavaScript: Find lists the members matching what was typed.
+    find = c.get(f"/t/{tok}/players?find=1&ns2=lecka&ew1=Vera").get_data(as_text=True)
+    assert 'name="pick_ns2" value="Zofia Łęcka (EBU 345678)"' in find
+    assert "no member found: a visitor" in find
+    r = c.post(f"/t/{tok}/players", data={
+        "csrf_token": _tcsrf(app, tok), "ns1": "José Müller (EBU 123456)", "ns2": "lecka",
+        "pick_ns2": "Zofia Łęcka (EBU 345678)", "ew1": "siobhan o'brien",
+        "ew2": "Vera Visitor"})
+    assert r.status_code == 302 and r.headers["Location"].endswith("names=saved")
+    assert _names(app, ce) == {"A1 NS": ["José Müller", "Zofia Łęcka"],
+                               "A1 EW": ["Siobhán O'Brien", "Vera Visitor"]}
+    from webpanel.db import store
+    with app.app_context():
+        got = ps.pair_names(store(), ce)[PairKey("A", "NS", 1)]
+    assert [p.member_id for p in got] == [ids["José Müller"], ids["Zofia Łęcka"]]
+    page = c.get(r.headers["Location"]).get_data(as_text=True)
+    assert "Names saved." in page and 'id="players-ask"' not in page
+    assert "José Müller &amp; Zofia Łęcka" in page and "Siobhán O&#39;Brien &amp; Vera" in page
+    # The form shows them again as the search offers them; saving again changes nothing.
+    again = c.get(f"/t/{tok}/players").get_data(as_text=True)
+    assert 'value="José Müller (EBU 123456)"' in again and 'value="Vera Visitor"' in again
+    with app.app_context():
+        log = [a for a in rs_audit(store(), ce) if a.action == "pair-names"]
+    assert [a.who for a in log] == ["table A1", "table A1"]
+
+
+def rs_audit(st, ce):  # type: ignore[no-untyped-def]
+    from dealer.store import results as rs
+    return rs.audit_log(st, ce)
+
+
+def test_names_never_block_results_and_a_table_names_only_its_own_pairs(app, td) -> None:  # type: ignore[no-untyped-def]
+    from web_helpers import new_event, table_tokens
+    ce = new_event(td, tables="3")
+    toks = table_tokens(app, ce)
+    c = app.test_client()
+    # Table 2 enters a result with no names at all.
+    r = c.post(f"/t/{toks[2]}/enter", data={
+        "csrf_token": _tcsrf(app, toks[2]), "board": "3", "level": "4", "strain": "S",
+        "dbl": "", "declarer": "N", "tricks": "10", "submission_id": "n1"})
+    assert r.status_code == 302, r.get_data(as_text=True)[:300]
+    # Table 2's form names table 2's pairs, whatever else is sent.
+    r = c.post(f"/t/{toks[2]}/players", data={
+        "csrf_token": _tcsrf(app, toks[2]), "ns1": "Ann Lee", "ew1": "Bo Ng",
+        "p_A_NS_1_1": "Intruder"})
+    assert r.status_code == 302
+    assert _names(app, ce) == {"A2 NS": ["Ann Lee"], "A2 EW": ["Bo Ng"]}
+    # Another table's token, a forged form, a name too long: refused, nothing kept.
+    r = c.post(f"/t/{toks[2]}/players", data={"csrf_token": _tcsrf(app, toks[1]),
+                                               "ns1": "X"})
+    assert r.status_code == 400
+    r = c.post(f"/t/{toks[2]}/players", data={"csrf_token": _tcsrf(app, toks[2]),
+                                               "ns1": "x" * 141})
+    assert r.status_code == 400 and "ns1: at most 140 characters" in r.get_data(as_text=True)
+    r = c.post(f"/t/{toks[2]}/players", data={"csrf_token": _tcsrf(app, toks[2]),
+                                               "ns2": "y" * 120})
+    body = r.get_data(as_text=True)
+    assert r.status_code == 400 and "South: at most 100 characters" in body
+    assert 'aria-invalid="true"' in body
+    assert _names(app, ce) == {"A2 NS": ["Ann Lee"], "A2 EW": ["Bo Ng"]}
+    # An empty field is "not known": clearing a seat removes that player.
+    r = c.post(f"/t/{toks[2]}/players", data={"csrf_token": _tcsrf(app, toks[2]),
+                                               "ns1": "Ann Lee", "ew1": ""})
+    assert _names(app, ce) == {"A2 NS": ["Ann Lee"]}
+
+
+@pytest.mark.parametrize(("form", "table", "pairs"), [
+    ({"movement": "howell", "tables": "4"}, 1, ("NS: pair 8", "EW: pair 1")),
+    ({"kind": "teams", "movement": "teams", "tables": "4"}, 2, ("NS: pair 7 (team 4)",
+                                                                "EW: pair 2 (team 1)")),
+    # The half table has no EW pair in round 1: it names the pairs of its first round
+    # with play (the table's current round, as the fair-play rules count them).
+    ({"tables": "4", "half_table": "on", "arrow_switch": "4"}, 4, ("NS: pair 4",
+                                                                  "EW: pair 7")),
+])
+def test_a_howell_a_teams_match_and_a_half_table_ask_for_the_pairs_seated_there(
+        app, td, form: dict[str, str], table: int, pairs: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+    from web_helpers import new_event, table_tokens
+    ce = new_event(td, **form)
+    tok = table_tokens(app, ce)[table]
+    page = app.test_client().get(f"/t/{tok}/players").get_data(as_text=True)
+    assert ("Round 2." in page) == ("half_table" in form)
+    assert [p for p in ("NS: pair", "EW: pair") if p in page] == [p[:8] for p in pairs]
+    for p in pairs:
+        assert p in page
+    data = {"csrf_token": _tcsrf(app, tok), "ns1": "North Player", "ew2": "West Player"}
+    assert app.test_client().post(f"/t/{tok}/players", data=data).status_code == 302
+    got = _names(app, ce)
+    want = {f"A{p.split()[2]}" for p in pairs}
+    assert set(got) == want
+
+
+def test_the_director_pre_assigns_and_corrects_names_on_the_pairs_page(app, td) -> None:  # type: ignore[no-untyped-def]
+    from web_helpers import new_event
+    _members(app)
+    ce = new_event(td, tables="3")
+    page = td.get(f"/events/{ce}/pairs/").get_data(as_text=True)
+    assert "0 of 6 pairs have both names" in page
+    assert page.index("A1 NS") < page.index("A1 EW") < page.index("A2 NS")
+    assert "round 1, table 2 EW" in page
+    tok = csrf(td, f"/events/{ce}/pairs/")
+    r = td.post(f"/events/{ce}/pairs/", data={
+        "csrf_token": tok, "p_A_NS_1_1": "Ödegaard", "p_A_NS_1_2": "Åse Ødegaard",
+        "p_A_EW_3_1": "Bob Smith, Jr (EBU 456789)", "p_A_EW_3_2": "Mary Visitor"})
+    assert r.status_code == 302
+    assert td.get(f"/events/{ce}/pairs/").get_data(as_text=True).count(
+        "Names saved (2 pairs changed).") == 1
+    assert _names(app, ce) == {"A1 NS": ["Ödegaard", "Åse Ødegaard"],
+                               "A3 EW": ["Bob Smith, Jr", "Mary Visitor"]}
+    # A refused field is said beside it, what was typed stays, and nothing is saved.
+    r = td.post(f"/events/{ce}/pairs/", data={
+        "csrf_token": tok, "p_A_NS_1_1": "Fixed Name", "p_A_NS_2_1": "z" * 101})
+    body = r.get_data(as_text=True)
+    assert r.status_code == 400 and "pair A2 NS player 1: at most 100 characters" in body
+    assert 'value="Fixed Name"' in body
+    assert _names(app, ce)["A1 NS"] == ["Ödegaard", "Åse Ødegaard"]
+    # Find without JavaScript, then a correction.
+    find = td.get(f"/events/{ce}/pairs/?find=1&p_A_NS_1_1=odegaard").get_data(as_text=True)
+    assert 'value="Åse Ødegaard"' in find
+    r = td.post(f"/events/{ce}/pairs/", data={"csrf_token": tok, "p_A_NS_1_1": "Ann Lee",
+                                              "p_A_NS_1_2": "Åse Ødegaard"})
+    assert r.status_code == 302 and _names(app, ce)["A1 NS"] == ["Ann Lee", "Åse Ødegaard"]
+    found = td.get("/members/search.json?q=smith").get_json()["members"]
+    assert [m["label"] for m in found] == ["Bob Smith, Jr (EBU 456789)"]
+
+
+# -- names on every output ---------------------------------------------------------------------
+
+NAMED = {("NS", 1): ("José Müller (EBU 123456)", "Zofia Łęcka (EBU 345678)"),
+         ("EW", 1): ("Siobhán O'Brien (EBU 234567)", "Vera Visitor"),
+         ("NS", 2): ("Bob Smith, Jr (EBU 456789)", "Åse Ødegaard")}
+
+
+@pytest.fixture
+def played(app, td):  # type: ignore[no-untyped-def]
+    """A 3-table Mitchell on six boards, three pairs named, rounds 1 and 2 played, published."""
+    from web_helpers import new_event
+
+    from dealer.generate import random_dealset
+    from dealer.store import results as rs
+    from webpanel.db import store
+    _members(app)
+    with app.app_context():
+        set_id = store().save(random_dealset(range(1, 7)), name="six boards")
+    ce = new_event(td, tables="3", deal_set_id=str(set_id))
+    tok = csrf(td, f"/events/{ce}/pairs/")
+    form = {f"p_A_{line}_{n}_{seat}": text for (line, n), pair in NAMED.items()
+            for seat, text in enumerate(pair, 1)}
+    assert td.post(f"/events/{ce}/pairs/", data={"csrf_token": tok, **form}).status_code == 302
+    with app.app_context():
+        m = rs.movement(store(), ce)
+        for s in m.sittings:
+            if s.round > 2:
+                continue
+            for i, b in enumerate(s.boards):
+                out = rs.submit(store(), ce, "A", s.table, s.round,
+                                rs.Entry(board=b, contract="4S", declarer="N",
+                                         tricks=9 + (s.table + i) % 3, lead="HK"),
+                                submission_id=f"p{b}-{s.table}", who="test", confirm=True)
+                assert out.status == "recorded", out
+        rs.publish(store(), ce, who="td")
+    return ce
+
+
+def test_names_on_the_desk_the_results_pages_and_the_score_cards(app, td, played) -> None:  # type: ignore[no-untyped-def]
+    ce = played
+    both = "José Müller &amp; Zofia Łęcka"
+    desk = td.get(f"/events/{ce}/desk/").get_data(as_text=True)
+    rankings = desk[desk.index('id="rankings"'):desk.index('id="travellers"')]
+    assert both in rankings and "Bob Smith, Jr &amp; Åse Ødegaard" in rankings
+    travellers = desk[desk.index('id="travellers"'):]
+    assert both in travellers and "Siobhán O&#39;Brien &amp; Vera Visitor" in travellers
+    printable = td.get(f"/events/{ce}/results").get_data(as_text=True)
+    assert printable.count(both) >= 2  # the ranking and a traveller
+    public = app.test_client().get(f"/results/{ce}").get_data(as_text=True)
+    ranking = public[public.index('id="ranking"'):public.index('id="boards"')]
+    assert both in ranking
+    assert both in public[public.index('id="boards"'):public.index('id="cards"')]
+    cards = public[public.index('id="cards"'):]
+    assert re.search(r"<h3>Pair A1 NS <span class=\"names\">José Müller &amp; Zofia Łęcka", cards)
+    # Pairs with no names show their numbers only.
+    assert re.search(r"<h3>Pair A3 NS</h3>", cards)
+
+
+def test_names_in_the_csv_pbn_usebio_and_pdf_exports(td, played) -> None:  # type: ignore[no-untyped-def]
+    import csv
+    import shutil
+    import subprocess
+    import warnings
+    import xml.etree.ElementTree as ET
+
+    from endplay.parsers import pbn as endplay_pbn
+
+    from dealer.formats import pbn
+    ce = played
+    rows = list(csv.DictReader(io.StringIO(td.get(f"/events/{ce}/export.csv")
+                                           .get_data(as_text=True))))
+    line = next(r for r in rows if r["ns"] == "1" and r["ew"] == "1")
+    assert (line["ns_names"], line["ew_names"]) == ("José Müller & Zofia Łęcka",
+                                                    "Siobhán O'Brien & Vera Visitor")
+    assert next(r for r in rows if r["ns"] == "3")["ns_names"] == ""
+
+    data = td.get(f"/events/{ce}/export.pbn").get_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the project's strict reader takes it, no warning
+        pbn.loads(data, strict=True)
+    boards = endplay_pbn.loads(data.decode())
+    total = next(b.info["TotalScoreTable"] for b in boards if "TotalScoreTable" in b.info)
+    cols = [h["name"] if isinstance(h, dict) else h for h in total["headers"]]
+    assert cols[-1] == "Names"
+    names = {}
+    for row in total["rows"]:
+        # endplay splits on white space: the names are the cells after the others.
+        cells = row[:len(cols) - 1] + [" ".join(row[len(cols) - 1:])]
+        names[(cells[1], cells[2])] = cells[-1]
+    assert names[("1", "NS")] == '"José Müller - Zofia Łęcka"'
+    assert names[("1", "EW")] == '"Siobhán O\'Brien - Vera Visitor"'
+    assert names[("3", "NS")] == "-" and len(names) == 6
+
+    root = ET.fromstring(td.get(f"/events/{ce}/export.xml").get_data())
+    players = {}
+    for pair in root.iter("PAIR"):
+        key = pair.findtext("PAIR_NUMBER"), pair.findtext("DIRECTION")
+        players[key] = [(p.findtext("PLAYER_NAME"), p.findtext("NATIONAL_ID_NUMBER"))
+                        for p in pair.iter("PLAYER")]
+    assert players[("1NS", "NS")] == [("José Müller", "123456"), ("Zofia Łęcka", "345678")]
+    assert players[("1EW", "EW")] == [("Siobhán O'Brien", "234567"), ("Vera Visitor", "")]
+    assert players[("3NS", "NS")] == [("Unknown", ""), ("Unknown", "")]
+
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) is not installed")
+    text = subprocess.run(["pdftotext", "-", "-"], input=td.get(f"/events/{ce}/export.pdf")
+                          .get_data(), capture_output=True, check=True).stdout.decode()
+    assert "José Müller & Zofia Łęcka" in text and "Bob Smith, Jr & Åse Ødegaard" in text

@@ -118,11 +118,23 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     db.init_app(app)
     app.url_map.converters["int"] = BoundedInt  # before any rule: ids stay in range
 
-    from webpanel import auth, dealing, dealsets, desk, events, members, pads, publish, tables
+    from webpanel import (
+        auth,
+        dealing,
+        dealsets,
+        desk,
+        events,
+        members,
+        pads,
+        players,
+        publish,
+        tables,
+    )
     for bp in (auth.bp, events.bp, dealsets.bp, dealing.bp, desk.bp, tables.bp, pads.bp,
-               publish.bp, publish.public, members.bp):
+               publish.bp, publish.public, members.bp, players.bp, players.table_bp):
         app.register_blueprint(bp)
     csrf.exempt(tables.bp)  # table forms carry a token bound to the table (tables.table_csrf)
+    csrf.exempt(players.table_bp)  # likewise the players' names entered at a table
     # A pad's forms and the form that starts one need no cookie either (pads.pad_csrf);
     # the director's pad pages keep the session's token.
     csrf.exempt(pads.new)

@@ -36,10 +36,11 @@ from dealer.events.matchpoints import (
     pair_keys,
     score_matchpoints,
 )
-from dealer.events.model import EventError, Result
+from dealer.events.model import EventError, PairKey, Result
 from dealer.events.movements import Movement
 from dealer.events.rankings import Placing, rank, rank_event
 from dealer.events.teams import Schedule, score_matches
+from dealer.players.names import PlayerName, pair_label
 
 #: The scoring methods, as a club event stores them ("teams": a teams round robin).
 METHODS = ("matchpoints", "butler", "cross", "teams")
@@ -119,6 +120,37 @@ class Scored(Generic[R]):
     placings: dict[str, list[Placing]] = field(default_factory=dict)
     event: MatchpointEvent | ImpPairsEvent | None = None
     points: dict[int, tuple[float | None, float | None, float]] = field(default_factory=dict)
+    # The players of each named pair, seat order (the caller fills it: the panel from the
+    # store). The pages and the results writers read them through names()/pair_names().
+    players: dict[PairKey, tuple[PlayerName, ...]] = field(default_factory=dict)
+
+    def pair_names(self, section: str, line: str, number: int, sep: str = " & ") -> str:
+        """The names of pair ``number`` of ``section`` (``""`` when not known). ``line``
+        is where it sat (``NS``/``EW``): it matters only when both lines are numbered
+        from 1, and is ignored otherwise."""
+        players = (self.players.get(PairKey(section, line, number))
+                   or self.players.get(PairKey(section, "", number)))
+        return pair_label(players, sep) if players else ""
+
+    def names(self, pair: PairKey | str, sep: str = " & ") -> str:
+        """The names of a ranked pair or team, by its key or as a standing shows it
+        (``"A3"``, ``"A3 NS"``, ``"team 2"``, ``"B team 2"``); ``""`` when not known.
+
+        A team is its two pairs (team *t* is pairs 2t-1 and 2t of the round robin).
+        """
+        if isinstance(pair, PairKey):
+            return self.pair_names(pair.section, pair.line, pair.number, sep)
+        words = pair.split()
+        if "team" in words and words[-1].isdigit():
+            team, sec = int(words[-1]), words[0] if words[0] != "team" else None
+            players = [p for k in sorted(self.players, key=lambda k: k.number)
+                       if k.number in (2 * team - 1, 2 * team) and sec in (None, k.section)
+                       for p in self.players[k]]
+            return pair_label(players, sep)
+        for k in self.players:
+            if str(k) == pair:
+                return pair_label(self.players[k], sep)
+        return ""
 
     def label(self, row: Any) -> str:
         """The team match a traveller's row belongs to ("" outside a teams event)."""

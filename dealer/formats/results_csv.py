@@ -7,7 +7,9 @@ with the same as percentages of the top; an IMP-scored line (Butler,
 cross-IMPs, a team's board) fills ``ns_imps``/``ew_imps`` instead. A weighted
 adjusted score (Law 12C1(c)) has no single score: ``weighted`` gives its parts
 ("60% 4S N 10 +420; 40% 4S N 9 -50") and the matchpoints or IMPs are its own.
-Columns a line has no value for are empty.
+Columns a line has no value for are empty. ``ns_names``/``ew_names`` are the
+pairs' players (``Ann Smith & Bob Jones``) when :attr:`Scored.players` has them;
+they come last, so a reader of the earlier columns by position is not disturbed.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dealer.events.score import RecordedResult, Scored
 
 CSV_FIELDS = ("board", "section", "table", "round", "ns", "ew", "contract", "declarer", "lead",
               "tricks", "ns_score", "ns_artificial", "ew_artificial", "ns_mp", "ew_mp",
-              "ns_pct", "ew_pct", "ns_imps", "ew_imps", "weighted")
+              "ns_pct", "ew_pct", "ns_imps", "ew_imps", "weighted", "ns_names", "ew_names")
 
 
 def to_csv(scored: Scored[RecordedResult]) -> str:
@@ -37,7 +39,9 @@ def to_csv(scored: Scored[RecordedResult]) -> str:
             w.writerow([board, r.section, r.table_no, r.round_no, r.ns, r.ew, r.contract or "",
                         r.declarer or "", r.lead or "", "" if r.tricks is None else r.tricks,
                         "" if r.score is None else r.score, r.ns_artificial or "",
-                        r.ew_artificial or "", *values, weighted_text(r)])
+                        r.ew_artificial or "", *values, weighted_text(r),
+                        scored.pair_names(r.section, "NS", r.ns),
+                        scored.pair_names(r.section, "EW", r.ew)])
     return out.getvalue()
 
 

@@ -19,14 +19,18 @@ writes ``-`` for contract, declarer and result (PBN 2.1 section 5.7) and the
 adjustment (``A+``) in the score columns' place.
 
 The first game of each section also carries that section's
-``TotalScoreTable``. A sealed deal set's hands are never written (no
+``TotalScoreTable``, with a ``Names`` column when the pairs' players are known
+(:attr:`Scored.players`): ``"Ann Smith - Bob Jones"``, quoted as PBN strings
+are. A name holds spaces, so the column comes last: a reader that splits rows
+on white space (endplay) finds it in the cells after the others. The
+``ScoreTable`` has no ``Names_NS``/``Names_EW``: two free-text columns in one
+row could not both be last, and the ``TotalScoreTable`` gives each ``PairId``
+its names already. A sealed deal set's hands are never written (no
 ``Deal`` tag; each game is tagged ``[Sealed "Yes"]`` and the file headed by
 the sealed comment, as :mod:`dealer.formats.sealing` has the PBN writer do).
 """
 
 from __future__ import annotations
-
-from collections.abc import Iterable
 
 from dealer import __version__
 from dealer.board import DealSet
@@ -109,7 +113,9 @@ def _row(scored: Scored[RecordedResult], r: RecordedResult, nsv: float | None,
 
 
 def _totals(scored: Scored[RecordedResult], section: str, mp: bool) -> list[str]:
-    """The section's ``TotalScoreTable``: each pair's overall rank, line and score."""
+    """The section's ``TotalScoreTable``: each pair's overall rank, line and score, and its
+    players' names when any pair of the event has them."""
+    named = any(k.section == section for k in scored.players)
     rows = []
     for line, standings in scored.rankings.items():
         for s, p in zip(standings, scored.placings.get(line, []), strict=False):
@@ -118,16 +124,22 @@ def _totals(scored: Scored[RecordedResult], section: str, mp: bool) -> list[str]
                 continue
             direction = key.line or line or "-"
             if mp:
-                rows.append(f"{p.position} {key.number} {direction} {s.total or 0.0:.2f} "
-                            f"{s.score:.2f} {s.boards}")
+                row = (f"{p.position} {key.number} {direction} {s.total or 0.0:.2f} "
+                       f"{s.score:.2f} {s.boards}")
             else:
-                rows.append(f"{p.position} {key.number} {direction} {s.score:.2f} {s.boards}")
+                row = f"{p.position} {key.number} {direction} {s.score:.2f} {s.boards}"
+            if named:
+                who = scored.names(key, " - ")
+                row += f' "{escape(who)}"' if who else " -"
+            rows.append(row)
     if not rows:
         return []
-    cols: Iterable[str] = (("Rank\\2R", "PairId\\3R", "Direction\\2L", "TotalMP\\6R",
-                            "TotalPercentage\\6R", "NrBoards\\2R") if mp else
-                           ("Rank\\2R", "PairId\\3R", "Direction\\2L", "TotalIMP\\6R",
-                            "NrBoards\\2R"))
+    cols: list[str] = (["Rank\\2R", "PairId\\3R", "Direction\\2L", "TotalMP\\6R",
+                        "TotalPercentage\\6R", "NrBoards\\2R"] if mp else
+                       ["Rank\\2R", "PairId\\3R", "Direction\\2L", "TotalIMP\\6R",
+                        "NrBoards\\2R"])
+    if named:
+        cols.append("Names\\40L")
     return [f'[TotalScoreTable "{";".join(cols)}"]', *rows]
 
 

@@ -1,4 +1,9 @@
-"""Results as PDF: rankings, travellers, then the hand records (unless the set is sealed)."""
+"""Results as PDF: rankings, travellers, then the hand records (unless the set is sealed).
+
+The pairs' names (:attr:`Scored.players`) follow each pair in the rankings, in
+DejaVu Sans as the hand records (with their CJK fallback), so that any name
+shows: Helvetica, the PDF's built-in face, has no "Ł" or "ő".
+"""
 
 from __future__ import annotations
 
@@ -16,7 +21,13 @@ def results_pdf(name: str, date: str, scored: Scored[RecordedResult], dealset: D
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfgen.canvas import Canvas
 
-    from dealer.records import draw_board, draw_header, register_fonts  # as the hand records
+    from dealer.records import (  # as the hand records
+        FONT,
+        draw_board,
+        draw_fit,
+        draw_header,
+        register_fonts,
+    )
 
     register_fonts()
     buf = io.BytesIO()
@@ -28,13 +39,15 @@ def results_pdf(name: str, date: str, scored: Scored[RecordedResult], dealset: D
     c.drawString(40, y, f"{name} {date}"[:70])
     y -= 28
 
-    def line(text: str, bold: bool = False) -> None:
+    def line(text: str, bold: bool = False, names: str = "") -> None:
         nonlocal y
         if y < 50:
             c.showPage()
             y = h - 50
         c.setFont("Helvetica-Bold" if bold else "Helvetica", 10)
         c.drawString(40, y, text[:110])
+        if names:  # shrunk to fit the line, never cut
+            draw_fit(c, 300, y, names, 10, w - 40 - 300, font=FONT)
         y -= 14
 
     for ln, standings in scored.rankings.items():
@@ -42,7 +55,8 @@ def results_pdf(name: str, date: str, scored: Scored[RecordedResult], dealset: D
         for s in standings:
             unit = "%" if s.unit == "%" else f" {s.unit}"
             who = s.pair if "team" in s.pair else f"pair {s.pair}"
-            line(f"{s.place:>4}  {who:<13} {s.score:8.2f}{unit}  ({s.boards} boards)")
+            line(f"{s.place:>4}  {who:<13} {s.score:8.2f}{unit}  ({s.boards} boards)",
+                 names=scored.names(s.pair))
         y -= 8
     for number, lines in sorted(scored.travellers.items()):
         line(f"Board {number}", True)

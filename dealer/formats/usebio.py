@@ -76,11 +76,15 @@ def to_usebio(name: str, date: str, kind: str, scoring: str, scored: Scored[Reco
 
     ``kind`` is ``pairs`` or ``teams``; ``scoring`` ``matchpoints``, ``butler``,
     ``cross`` (or ``teams``). ``players`` gives the names (and national numbers)
-    of each pair, by its key; a pair without them gets two players named
+    of each pair, by its key (by default the scored event's own,
+    :attr:`Scored.players`); a pair without them gets two players named
     :data:`UNKNOWN_PLAYER`, since importers expect two ``PLAYER`` elements per pair.
     The hands go in ``HANDSET`` from ``dealset`` unless it is sealed.
     """
     method = "teams" if kind == "teams" else scoring
+    if players is None:
+        players = {key: [Player(p.name, p.national_id) for p in named]
+                   for key, named in scored.players.items()}
     if method not in EVENT_TYPES:
         raise EventError(f"unknown scoring method {scoring!r} ({', '.join(EVENT_TYPES)})")
     root = ET.Element("USEBIO", Version="1.2")
