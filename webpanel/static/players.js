@@ -4,7 +4,8 @@
 
 document.querySelectorAll("form[data-bw-members]").forEach((form) => {
   const url = form.dataset.bwMembers;
-  form.querySelectorAll("[data-bw-nojs]").forEach((b) => { b.hidden = true; });
+  // Not `hidden`: the stylesheet gives buttons a display of their own, which wins over it.
+  form.querySelectorAll("[data-bw-nojs]").forEach((b) => { b.style.display = "none"; });
   const fields = [...form.querySelectorAll("input[data-bw-player]")];
   fields.forEach((input, i) => {
     const list = document.getElementById(input.getAttribute("aria-describedby"));
