@@ -247,3 +247,69 @@ def test_a_result_with_pair_0_or_negative_is_refused(ns: int, ew: int, message: 
         Result(4, ns, ew, score=100)
     with pytest.raises(EventError, match="impossible"):
         Result.from_contract(4, ns, ew, "3NT", declarer="N", tricks=9)
+
+
+# Issue 14, part 4: each of these raised TypeError or IndexError, or was accepted.
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda: howell(2.5), "tables must be a whole number, not 2.5"),              # TypeError
+    (lambda: howell("3"), "tables must be a whole number, not '3'"),              # TypeError
+    (lambda: mitchell(4.0), "tables must be a whole number, not 4.0"),            # TypeError
+    (lambda: mitchell(5, rounds=2.5), "rounds must be a whole number, not 2.5"),  # TypeError
+    (lambda: mitchell(5, arrow_switch=["x"]), "arrow switch round must be a whole number"),
+    (lambda: mitchell(5, arrow_switch=[2.5]), "arrow switch round must be a whole number"),
+    (lambda: mitchell(5, missing=("EW",)), "missing pair ('EW',): give a line and a number"),
+    (lambda: mitchell(5, missing="EW 3"), "missing pair 'EW 3': give a line and a number"),
+    (lambda: mitchell(5, missing=("EW", 3.0)), "missing pair must be a whole number"),
+    (lambda: howell(4, missing="8"), "missing pair must be a whole number, not '8'"),
+    (lambda: howell(4, missing=8.0), "missing pair must be a whole number, not 8.0"),
+    (lambda: mitchell(5, ew_offset=True), "EW offset must be a whole number, not True"),
+])
+def test_input_of_the_wrong_kind_is_refused_in_one_line(make, message: str) -> None:
+    with pytest.raises(EventError) as exc:
+        make()
+    assert message in str(exc.value) and "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize("board", [0, -1, 2.5, True])
+def test_a_result_on_an_impossible_board_is_refused(board: object) -> None:
+    from dealer.events.model import Result
+    with pytest.raises(EventError, match="must be a whole number, 1 or more"):
+        Result(board, 1, 2, score=100)  # type: ignore[arg-type]
+
+
+def test_a_big_howell_is_built_in_bounded_time() -> None:
+    """A 30-table Howell searched for minutes (a director's typo froze the panel): the
+    search now gives up and the boards are copied, as for 2, 3 and 5 tables."""
+    import time
+    start = time.monotonic()
+    h = howell(30, boards_per_round=1)
+    assert time.monotonic() - start < 60
+    assert h.rounds == 59 and "copies" in h.notes[0]
+    assert h.problems() == []
+
+
+def test_a_half_table_howell_has_the_published_properties() -> None:
+    """3½ and 4½ tables (7 and 9 pairs), as the EBU's and ACBL's published half-table
+    Howells: every pair meets every other pair once, sits out once, plays every board
+    set but one (the set at the half table in its sit-out round); every set is played
+    the same number of times, and no pair plays a board twice."""
+    for tables in (4, 5):
+        pairs = 2 * tables - 1
+        h = howell(tables, missing=2 * tables)
+        assert h.problems() == [] and h.rounds == pairs
+        met: dict[frozenset[int], int] = {}
+        sat_out: dict[int, int] = {}
+        sets: dict[int, set[int]] = {p: set() for p in range(1, pairs + 1)}
+        played: dict[int, int] = {}
+        for s in h.sittings:
+            if s.ns and s.ew:
+                met[frozenset((s.ns, s.ew))] = met.get(frozenset((s.ns, s.ew)), 0) + 1
+                sets[s.ns].add(s.board_set)
+                sets[s.ew].add(s.board_set)
+                played[s.board_set] = played.get(s.board_set, 0) + 1
+            else:
+                sat_out[s.ns or s.ew] = sat_out.get(s.ns or s.ew, 0) + 1
+        assert len(met) == pairs * (pairs - 1) // 2 and set(met.values()) == {1}
+        assert sat_out == {p: 1 for p in range(1, pairs + 1)}
+        assert all(len(v) == pairs - 1 for v in sets.values())
+        assert len(set(played.values())) == 1, played  # balanced

@@ -29,6 +29,7 @@ from dealer.generate import random_dealset
 from dealer.store import results as rs
 from dealer.store.panel_models import ClubEvent
 from webpanel.db import store
+from webpanel.scoring import score_event
 
 # A lead that shows only where a traveller shows leads: table 1's first board.
 CONTRACTS = ["4S", "3NT", "2H", "4H", "1NT", "3C"]
@@ -276,3 +277,56 @@ def test_a_late_correction_shows_on_the_public_page(club) -> None:
 def test_a_pair_key_anchor() -> None:
     from webpanel.results_page import anchor
     assert anchor(str(PairKey("A", "EW", 3))) == "card-A3-EW"
+
+
+# -- multi-session events -------------------------------------------------------------------------
+
+def test_a_second_session_gives_a_combined_ranking_averaging_percentages(club) -> None:
+    app, c, one, set_id = club
+    two = new_event(c, tables="3", boards_per_round="2", deal_set_id=str(set_id),
+                    name="Tuesday pairs", date="2026.11.30", continues=str(one))
+    play_round(app, two, 3)
+    play_round(app, two, 1)
+    with app.app_context():
+        assert [ce.id for ce, _ev in rs.sessions(store(), one)] == [one, two]
+        per = [{st.pair: st.score for sts in score_event(store(), ce).rankings.values()
+                for st in sts} for ce in (one, two)]
+    assert 'id="combined"' in c.get(f"/events/{two}").get_data(as_text=True)
+    page = c.get(f"/events/{one}/combined").get_data(as_text=True)
+    assert "average of its session percentages" in page
+    for pair in per[0]:
+        mean = (per[0][pair] + per[1][pair]) / 2
+        row = re.search(rf"<td>{re.escape(pair)}</td><td>([0-9.]+)</td><td>([0-9.]+)</td>"
+                        rf"<td>([0-9.]+)</td>", page)
+        assert row, pair
+        assert row.groups() == (f"{per[0][pair]:.2f}", f"{per[1][pair]:.2f}", f"{mean:.2f}")
+    # The players see the published sessions only, and nothing of an unpublished one.
+    s = app.test_client()
+    assert s.get(f"/results/{one}/combined").status_code == 404
+    publish(c, one)
+    shown = s.get(f"/results/{one}/combined").get_data(as_text=True)
+    assert "After 1 session:" in text_of(shown) and "(not published)" in shown
+    assert s.get(f"/results/{two}/combined").status_code == 404
+    assert 'id="combined-link"' in s.get(f"/results/{one}").get_data(as_text=True)
+    publish(c, two)
+    assert "After 2 sessions:" in text_of(s.get(f"/results/{two}/combined").get_data(as_text=True))
+
+
+def test_a_session_scored_otherwise_is_refused_by_name(club) -> None:
+    app, c, one, _ = club
+    data = {"csrf_token": csrf(c, "/events/new"), "name": "Butler night", "kind": "pairs",
+            "movement": "mitchell", "tables": "3", "boards_per_round": "2", "sections": "A",
+            "scoring": "butler", "continues": str(one)}
+    r = c.post("/events/new", data=data)
+    assert r.status_code == 400
+    assert "continues: event" in r.get_data(as_text=True)
+    with app.app_context():
+        assert [ev.name for _ce, ev in rs.list_events(store())] == ["Tuesday pairs"]
+    # The edit form takes a session out of its event again.
+    two = new_event(c, tables="3", name="Tuesday pairs", continues=str(one))
+    form = {"csrf_token": csrf(c, f"/events/{two}/edit"), "name": "Tuesday pairs",
+            "kind": "pairs", "movement": "mitchell", "tables": "3", "boards_per_round": "2",
+            "sections": "A", "scoring": "matchpoints", "continues": ""}
+    assert c.post(f"/events/{two}/edit", data=form).status_code == 302
+    with app.app_context():
+        assert [ce.id for ce, _ev in rs.sessions(store(), one)] == [one]

@@ -47,6 +47,7 @@ ACCESS: dict[str, str] = {
     "names.table_form": "table", "names.table_save": "table", "names.table_search": "table",
     "results.index": "public", "results.show": "public-results",
     "results.pdf": "public-results", "results.download": "public-results",
+    "results.public_combined": "public-results",
 }
 DIRECTOR_PREFIXES = ("dealing.", "dealsets.", "events.", "desk.", "publish.", "players.",
                      "members.", "audit.")

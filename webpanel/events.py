@@ -106,15 +106,29 @@ def new() -> Response | str | tuple[str, int]:
         try:
             ds = _int("deal_set_id")
             fields = _event_fields()
+            continues = _int("continues", None, 1, 10**9)
             ce = rs.create_club_event(
                 store(), str(fields.pop("name")), **fields,  # type: ignore[arg-type]
                 deal_set_id=ds if ds and any(s.id == ds for s in sets) else None)
+            try:
+                rs.join(store(), ce, continues, who=who())
+            except rs.EntryError:  # not a session of that event: no event at all
+                rs.delete_club_event(store(), ce)
+                raise
         except rs.EntryError as exc:
             flash(f"{exc.field or 'form'}: {exc}", "error")
-            return render_template("events/new.html", sets=sets, form=f), 400
+            return render_template("events/new.html", sets=sets, form=f,
+                                   events=_firsts()), 400
         flash("Event created.", "ok")
         return redirect(url_for("events.show", ce_id=ce))
-    return render_template("events/new.html", sets=sets, form={})
+    return render_template("events/new.html", sets=sets, form={}, events=_firsts())
+
+
+def _firsts(but: int | None = None) -> list[tuple[int, str]]:
+    """The events a new session may continue: (id, "name date"), one per multi-session
+    event (its first session) and every one-session event, the latest first."""
+    return [(ce.id, f"{ev.name} {ev.date}".strip()) for ce, ev in rs.list_events(store())
+            if ce.id != but and ce.group_id in (None, ce.id)]
 
 
 def _form_of(ce_id: int) -> dict[str, str]:
@@ -131,7 +145,8 @@ def _form_of(ce_id: int) -> dict[str, str]:
             "ew_offset": "" if o.get("ew_offset") is None else str(o["ew_offset"]),
             "missing_pair": "" if miss is None else (
                 " ".join(map(str, miss)) if isinstance(miss, list) else str(miss)),
-            "reveal_after": ce.reveal_after}
+            "reveal_after": ce.reveal_after,
+            "continues": "" if ce.group_id in (None, ce.id) else str(ce.group_id)}
 
 
 @bp.route("/<int:ce_id>/edit", methods=["GET", "POST"])
@@ -157,15 +172,19 @@ def edit(ce_id: int) -> Response | str | tuple[str, int]:
                 fields = _event_fields()
                 rs.edit_club_event(store(), ce_id, str(fields.pop("name")),
                                    **fields)  # type: ignore[arg-type]
+            continues = _int("continues", None, 1, 10**9)
+            if continues is not None or ce.group_id not in (None, ce_id):
+                # The first session keeps its group: "" is "no earlier session" for it.
+                rs.join(store(), ce_id, continues, who=who())
         except rs.EntryError as exc:
             flash(f"{exc.field or 'form'}: {exc}", "error")
             return render_template("events/edit.html", ce=ce, form=f, locked=locked,
-                                   results=locked), 400
+                                   results=locked, events=_firsts(ce_id)), 400
         contexts.forget_contexts()
         flash("Event saved.", "ok")
         return redirect(url_for("events.show", ce_id=ce_id))
     return render_template("events/edit.html", ce=ce, form=_form_of(ce_id), locked=locked,
-                           results=locked)
+                           results=locked, events=_firsts(ce_id))
 
 
 @bp.route("/<int:ce_id>/delete", methods=["POST"])
@@ -191,6 +210,7 @@ def show(ce_id: int) -> str:
     cards = {(line, num): first.card(num, line) for line, num in first.pairs()}
     return render_template("events/show.html", ce=ce, name=name, date=date,
                            movements=movements, first=first, cards=cards,
+                           sessions=rs.sessions(store(), ce_id),
                            tokens=rs.tokens(store(), ce_id), sets=store().list())
 
 

@@ -190,3 +190,21 @@ def download(ce_id: int) -> Response:
     return Response(body, mimetype="text/html", headers={
         "Content-Disposition":
             f'attachment; filename="results-{_slug(page.name)}-{_slug(page.date)}.html"'})
+
+
+# -- multi-session events -----------------------------------------------------------------------
+
+@bp.route("/combined")
+@director_required
+def combined(ce_id: int) -> str:
+    """Every session with results, combined (the director's view, published or not)."""
+    return render_template("publish/combined.html", ce_id=ce_id, public_view=False,
+                           page=results_page.combined(store(), ce_id, published_only=False))
+
+
+@public.route("/<int:ce_id>/combined")
+def public_combined(ce_id: int) -> str:
+    """The players' combined ranking: only the published sessions count."""
+    _published(ce_id)
+    return render_template("publish/public_combined.html", ce_id=ce_id, public_view=True,
+                           page=results_page.combined(store(), ce_id, published_only=True))

@@ -23,8 +23,10 @@ from dealer.events.matchpoints import MatchpointEvent
 from dealer.events.model import EventError, PairKey
 from dealer.events.rankings import score_card
 from dealer.events.score import Scored
+from dealer.events.sessions import CombinedStanding, check_units, combine
 from dealer.formats.sealing import is_sealed
 from dealer.store import results as rs
+from dealer.store.models import Event
 from dealer.store.panel_models import ClubEvent
 from dealer.store.repository import Store
 from webpanel import handrecord
@@ -76,6 +78,7 @@ class Page:
     published_at: datetime | None
     final_at: datetime | None
     provisional: bool  # inside the correction period: the scores may still change
+    sessions: int = 1  # the sessions of its event (a combined ranking when more than one)
     notes: list[str] = field(default_factory=list)
 
     def anchor(self, pair: str) -> str:
@@ -122,7 +125,8 @@ def build(store: Store, ce_id: int) -> Page:
     unit = next((s.unit for sts in scored.rankings.values() for s in sts), "%")
     m = rs.movement(store, ce_id, ce.sections[0])
     return Page(ce, name, date, scored, boards, _cards(scored, m.numbering), sealed, unit,
-                ce.published_at, rs.undo_until(ce), rs.may_unpublish(ce))
+                ce.published_at, rs.undo_until(ce), rs.may_unpublish(ce),
+                len(rs.sessions(store, ce_id)))
 
 
 def _cards(scored: Scored[Any], numbering: str) -> list[Card]:
@@ -168,3 +172,40 @@ def _imp_card(scored: Scored[Any], key: PairKey, numbering: str) -> Card:
                                 "" if v is None else f"{v:+.1f} IMPs"))
     rows.sort(key=lambda r: (r.round or 0, r.board))
     return Card(str(key), anchor(str(key)), rows, f"{total:+.1f} IMPs over {len(rows)} boards")
+
+
+@dataclass
+class CombinedPage:
+    """A multi-session event's combined ranking (:mod:`dealer.events.sessions`)."""
+
+    name: str
+    sessions: list[tuple[ClubEvent, Event]]  # those combined, in order
+    waiting: list[tuple[ClubEvent, Event]]  # in the group, not combined (no results, or
+    #                                          not published on the players' page)
+    rankings: dict[str, list[CombinedStanding]]
+    unit: str
+    problem: str = ""
+
+
+def combined(store: Store, ce_id: int, *, published_only: bool) -> CombinedPage:
+    """The combined ranking of the sessions of ``ce_id``'s event that have results (and,
+    for the players, that are published: an unpublished session shows nothing)."""
+    group = rs.sessions(store, ce_id)
+    counted, waiting = [], []
+    tables: list[dict[str, dict[str, float]]] = []
+    for ce, ev in group:
+        scored = score_event(store, ce.id) if not published_only or ce.published_at else None
+        sts = {line: {s.pair: s.score for s in standings if s.compared}
+               for line, standings in (scored.rankings.items() if scored else ())}
+        if scored is None or not any(sts.values()):
+            waiting.append((ce, ev))
+            continue
+        counted.append((ce, ev))
+        tables.append(sts)
+    name = group[0][1].name if group else ""
+    try:
+        unit = check_units([rs.unit_of(ce) for ce, _ev in group])
+        rankings = combine(tables, unit) if tables else {}
+    except EventError as exc:
+        return CombinedPage(name, counted, waiting, {}, "", str(exc))
+    return CombinedPage(name, counted, waiting, rankings, unit)

@@ -119,8 +119,8 @@ class Result:
     swapped: bool = False
 
     def __post_init__(self) -> None:
-        if self.board < 1:
-            raise EventError(f"board number {self.board} must be 1 or more")
+        if isinstance(self.board, bool) or not isinstance(self.board, int) or self.board < 1:
+            raise EventError(f"board number {self.board!r} must be a whole number, 1 or more")
         for side, num in (("NS", self.ns), ("EW", self.ew)):
             if isinstance(num, bool) or not isinstance(num, int) or num < 1:
                 raise EventError(f"board {self.board}: {side} pair {num!r} is impossible "

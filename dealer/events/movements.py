@@ -185,14 +185,23 @@ class Movement:
         return self
 
 
+def _said(name: str) -> str:
+    return name.replace("_", " ").replace("ew ", "EW ")
+
+
+def _whole(**values: object) -> None:
+    """Refuse a value that is not a whole number (a bool, a float, a text) with its name."""
+    for name, v in values.items():
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise EventError(f"{_said(name)} must be a whole number, not {v!r}")
+
+
 def _at_least(low: int, **values: object) -> None:
     """Refuse a count below ``low`` (or not a whole number) with its name, in one line."""
     for name, v in values.items():
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise EventError(f"{name.replace('_', ' ')} must be a whole number, not {v!r}")
-        if v < low:
-            raise EventError(f"{name.replace('_', ' ').replace('ew ', 'EW ')} must be at least "
-                             f"{low}, not {v}")
+        _whole(**{name: v})
+        if v < low:  # type: ignore[operator]
+            raise EventError(f"{_said(name)} must be at least {low}, not {v}")
 
 
 def _label(key: tuple[str, int]) -> str:
@@ -231,7 +240,10 @@ def mitchell(
     for an odd number of pairs; its opponents sit out each round (pair 0).
     """
     n = tables
+    _whole(tables=tables)
     _at_least(1, boards_per_round=boards_per_round, first_board=first_board)
+    if rounds is not None:
+        _whole(rounds=rounds)
     if n < 2:
         raise EventError(f"a Mitchell needs at least 2 tables, not {n}")
     if method == "auto":
@@ -246,12 +258,19 @@ def mitchell(
         raise EventError(f"a {method} Mitchell of {n} tables plays 1 to {max_rounds} rounds, "
                          f"not {r_count}")
     switch = set(arrow_switch)
+    for r in switch:
+        _whole(arrow_switch_round=r)
     bad = sorted(r for r in switch if not 1 <= r <= r_count)
     if bad:
         raise EventError(f"arrow-switch round(s) {bad} are not among rounds 1-{r_count}")
     offset = (n if switch else 0) if ew_offset is None else ew_offset
     if ew_offset is not None:
         _at_least(0, ew_offset=ew_offset)
+    if missing is not None and (not isinstance(missing, tuple | list) or len(missing) != 2
+                                or missing[0] not in ("NS", "EW")):
+        raise EventError(f"missing pair {missing!r}: give a line and a number, as ('EW', 7)")
+    if missing is not None:
+        _whole(missing_pair=missing[1])
     if missing is not None and (missing[0] not in ("NS", "EW") or not (
             1 <= missing[1] - (offset if missing[0] == "EW" else 0) <= n)):
         raise EventError(f"missing pair {missing[0]} {missing[1]} is not in this Mitchell")
@@ -298,6 +317,11 @@ def mitchell(
 # ----------------------------------------------------------------------- Howell
 
 
+#: Steps of the adder search before it gives up: 25 tables (the largest it solves) take
+#: 4.3 million; each million is about a second.
+SEARCH_STEPS = 5_000_000
+
+
 @lru_cache(maxsize=64)
 def _cyclic_adders(n: int) -> tuple[int, ...] | None:
     """Adders for a cyclic Room square of side n (patterned starter), or None.
@@ -305,17 +329,25 @@ def _cyclic_adders(n: int) -> tuple[int, ...] | None:
     Round r has matches {inf, r} and {r+j, r-j} (j = 1..k-1, the circle
     method); match j plays set r + a_j. Sets in a round differ when the a_j
     do, and each pair meets each set once when the symbols -a_0 and
-    +-j - a_j are all different mod n. Found for n = 7 and every odd n >= 11.
+    +-j - a_j are all different mod n. Found for n = 7 and every odd n from 11 to 49
+    (25 tables). The search is bounded (:data:`SEARCH_STEPS`): beyond it, as for
+    bigger Howells, which no club plays, None, and the boards are copied instead of
+    a 30-table Howell keeping a panel busy for minutes.
     """
     k = (n + 1) // 2
     adders: list[int] = []
     used_a: set[int] = set()
     used_s: set[int] = set()
+    steps = 0
 
     def dfs(j: int) -> bool:
+        nonlocal steps
         if j == k:
             return True
         for a in range(n):
+            steps += 1
+            if steps > SEARCH_STEPS:
+                return False
             syms = [(-a) % n] if j == 0 else [(j - a) % n, (-j - a) % n]
             if a in used_a or any(s in used_s for s in syms) or len(set(syms)) < len(syms):
                 continue
@@ -343,11 +375,14 @@ def howell(tables: int, *, boards_per_round: int = 2, section: str = "A",
     Room square exists; for 5 no cyclic one).
     """
     k = tables
+    _whole(tables=tables)
     _at_least(1, boards_per_round=boards_per_round, first_board=first_board)
     if k < 2:
         raise EventError(f"a Howell needs at least 2 tables, not {k}")
     n = 2 * k - 1
     stationary = 2 * k
+    if missing is not None:
+        _whole(missing_pair=missing)
     if missing is not None and not 1 <= missing <= stationary:
         raise EventError(f"missing pair {missing} is not among pairs 1-{stationary}")
     matches: list[list[tuple[int, int]]] = []
@@ -361,7 +396,8 @@ def howell(tables: int, *, boards_per_round: int = 2, section: str = "A",
     if adders is not None:
         sets = [[(r + adders[j]) % n + 1 for j in range(k)] for r in range(n)]
     else:
-        # No cyclic Room square (2, 3, 5 tables; none exists at all for 2 and 3):
+        # No cyclic Room square (2, 3, 5 tables; none exists at all for 2 and 3; above
+        # 25 tables the bounded search gives up):
         # every table plays the same set in a round, from copies of the boards,
         # which a dealing machine makes as easily as one.
         sets = [[r + 1] * k for r in range(n)]

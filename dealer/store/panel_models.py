@@ -109,6 +109,9 @@ class ClubEvent(Base):
     # A closed event's table tokens no longer open anything.
     closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    # A multi-session event: every session holds the id of its first session (which holds
+    # its own); None for a one-session event (dealer.store.results.sessions).
+    group_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
 
 
 class TableToken(Base):

@@ -14,6 +14,7 @@ is split by concern; this module gathers the public names, so callers write
 :mod:`~dealer.store.results.reading`             reading results, a result in words
 :mod:`~dealer.store.results.corrections`         corrections with the audit trail (Law 79C)
 :mod:`~dealer.store.results.publication`       publishing results, and taking it back (79C)
+:mod:`~dealer.store.results.sessions`          the sessions of a multi-session event
 :mod:`~dealer.store.results.postgres`            PostgreSQL's one-statement writes
 :mod:`~dealer.store.results.common`              the error, the outcome, the units of work
 ===============================================  ===================================
@@ -112,6 +113,7 @@ from dealer.store.results.reading import (
     trail,
     weighted_parts,
 )
+from dealer.store.results.sessions import join, sessions, unit_of
 
 __all__ = [
     "METHODS", "check_fits", "check_options", "delete_club_event", "delete_deal_set",
@@ -127,5 +129,5 @@ __all__ = [
     "replaced_card", "reveal_refusal", "reveals", "round_done", "round_of", "rounds_open",
     "submit_at_table", "table_state", "TrailLine", "trail", "weighted_code", "weighted_parts",
     "may_unpublish", "publish", "published_event", "published_events", "undo_until",
-    "unpublish",
+    "unpublish", "join", "sessions", "unit_of",
 ]
