@@ -1,7 +1,7 @@
 """publish: multi-session events (a club event's group: the id of its first session).
 
 Revision ID: publish14_0001
-Revises: players14_0001
+Revises: desk14_0001
 Create Date: 2026-11-24
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "publish14_0001"
-down_revision: str | None = "players14_0001"
+down_revision: str | None = "desk14_0001"
 branch_labels = None
 depends_on = None
 
