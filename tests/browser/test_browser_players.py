@@ -30,7 +30,7 @@ def test_a_phone_enters_four_names_with_the_member_search(server, browser, shot)
             ps.add_member(store(), m)
         ce = rs.create_club_event(store(), "Names night", tables=3)
         tok = {t.table_no: t.token for t in rs.tokens(store(), ce)}[1]
-    ctx = browser.new_context(**PHONE)
+    ctx = browser.new_context(**PHONE, bypass_csp=True)  # to inject axe-core
     _no_cookies(ctx)
     phone = ctx.new_page()
     phone.goto(f"{base}/t/{tok}")
