@@ -534,3 +534,28 @@ def test_names_in_the_csv_pbn_usebio_and_pdf_exports(td, played) -> None:  # typ
     text = subprocess.run(["pdftotext", "-", "-"], input=td.get(f"/events/{ce}/export.pdf")
                           .get_data(), capture_output=True, check=True).stdout.decode()
     assert "José Müller & Zofia Łęcka" in text and "Bob Smith, Jr & Åse Ødegaard" in text
+
+
+def test_a_combined_ranking_shows_the_names_of_the_latest_session(app, td, played) -> None:  # type: ignore[no-untyped-def]
+    from web_helpers import new_event
+
+    from dealer.store import results as rs
+    from webpanel.db import store
+    one = played
+    with app.app_context():
+        set_id = rs.get_event(store(), one).deal_set_id
+    two = new_event(td, tables="3", deal_set_id=str(set_id), name="Tuesday pairs",
+                    date="2026.11.30", continues=str(one))
+    with app.app_context():
+        for s in rs.movement(store(), two).sittings:
+            if s.round <= 2:
+                for b in s.boards:
+                    rs.submit(store(), two, "A", s.table, s.round,
+                              rs.Entry(board=b, contract="3NT", declarer="S", tricks=9),
+                              submission_id=f"two{b}-{s.table}", who="test", confirm=True)
+        # Pair A1 EW brought another partner to the second session.
+        ps.set_pair(store(), two, PairKey("A", "EW", 1),
+                    [PlayerName("Siobhán O'Brien"), PlayerName("Walter Guest")], who="td")
+    page = td.get(f"/events/{one}/combined").get_data(as_text=True)
+    assert "José Müller &amp; Zofia Łęcka" in page  # named in session one only
+    assert "Siobhán O&#39;Brien &amp; Walter Guest" in page and "Vera Visitor" not in page

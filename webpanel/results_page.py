@@ -185,6 +185,11 @@ class CombinedPage:
     rankings: dict[str, list[CombinedStanding]]
     unit: str
     problem: str = ""
+    names: dict[str, str] = field(default_factory=dict)  # pair label -> its players
+
+    def names_of(self, pair: str) -> str:
+        """A pair's names (from the latest counted session that has them)."""
+        return self.names.get(pair, "")
 
 
 def combined(store: Store, ce_id: int, *, published_only: bool) -> CombinedPage:
@@ -193,6 +198,7 @@ def combined(store: Store, ce_id: int, *, published_only: bool) -> CombinedPage:
     group = rs.sessions(store, ce_id)
     counted, waiting = [], []
     tables: list[dict[str, dict[str, float]]] = []
+    names: dict[str, str] = {}
     for ce, ev in group:
         scored = score_event(store, ce.id) if not published_only or ce.published_at else None
         sts = {line: {s.pair: s.score for s in standings if s.compared}
@@ -202,10 +208,14 @@ def combined(store: Store, ce_id: int, *, published_only: bool) -> CombinedPage:
             continue
         counted.append((ce, ev))
         tables.append(sts)
+        # The pair's names as the latest session that has them says (a pair keeps its
+        # number from session to session; a player may have changed).
+        names.update({s.pair: n for standings in scored.rankings.values() for s in standings
+                      if (n := scored.names(s.pair))})
     name = group[0][1].name if group else ""
     try:
         unit = check_units([rs.unit_of(ce) for ce, _ev in group])
         rankings = combine(tables, unit) if tables else {}
     except EventError as exc:
-        return CombinedPage(name, counted, waiting, {}, "", str(exc))
-    return CombinedPage(name, counted, waiting, rankings, unit)
+        return CombinedPage(name, counted, waiting, {}, "", str(exc), names)
+    return CombinedPage(name, counted, waiting, rankings, unit, names=names)
