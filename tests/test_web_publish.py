@@ -245,6 +245,8 @@ def test_the_club_website_file_is_one_self_contained_page(club) -> None:
     assert not re.search(r"<link|<script|<img|src=", body)
     assert not re.search(r'href="/', body)  # only the page's own anchors
     assert 'href="#card-' in body and body.count('class="bw-dd"') == 6
+    assert 'id="made-at"' in body  # a copy says when it was made (it may be provisional)
+    assert 'id="made-at"' not in app.test_client().get(f"/results/{ce}").get_data(as_text=True)
 
 
 def test_the_printable_version_is_a4(club) -> None:
@@ -330,3 +332,48 @@ def test_a_session_scored_otherwise_is_refused_by_name(club) -> None:
     assert c.post(f"/events/{two}/edit", data=form).status_code == 302
     with app.app_context():
         assert [ce.id for ce, _ev in rs.sessions(store(), one)] == [one]
+
+
+# -- IMP pairs and teams ---------------------------------------------------------------------
+
+def test_an_imp_pairs_page_has_score_cards_of_imps_from_the_travellers(tmp_path: Path) -> None:
+    app = make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}")
+    c = app.test_client()
+    director(c)
+    ce = new_event(c, tables="3", scoring="butler", name="Butler night")
+    play_round(app, ce, 1)
+    play_round(app, ce, 2)
+    publish(c, ce)
+    body = app.test_client().get(f"/results/{ce}").get_data(as_text=True)
+    with app.app_context():
+        scored = score_event(store(), ce)
+    assert scored.rankings[""] and not scored.problem
+    for st in scored.rankings[""]:
+        card = body.split(f'id="card-{"-".join(st.pair.split())}"')[1].split("</section>")[0]
+        imps = [float(v) for v in re.findall(r"<td>([+-][0-9.]+) IMPs</td>", card)]
+        assert len(imps) == st.boards == 4
+        assert f"{sum(imps):+.1f} IMPs over 4 boards" in card
+        assert abs(sum(imps) - st.score) < 0.06, (st.pair, imps, st.score)
+
+
+def test_a_teams_page_shows_the_ranking_in_vps_and_no_pair_cards(tmp_path: Path) -> None:
+    app = make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}")
+    c = app.test_client()
+    director(c)
+    ce = new_event(c, name="Club teams", kind="teams", movement="teams", tables="4",
+                   boards_per_round="2")
+    with app.app_context():
+        for s in rs.movement(store(), ce).round(1):
+            for b in s.boards:
+                out = rs.submit(store(), ce, "A", s.table, 1,
+                                rs.Entry(board=b, contract="4S", declarer="N",
+                                         tricks=9 + s.table % 2),
+                                submission_id=f"t{s.table}-{b}", who="t", confirm=True)
+                assert out.status == "recorded", out
+        vps = {st.pair: st.score for st in score_event(store(), ce).rankings[""]}
+    publish(c, ce)
+    r = app.test_client().get(f"/results/{ce}")
+    body = r.get_data(as_text=True)
+    assert r.status_code == 200 and 'id="cards"' not in body
+    for team, vp in vps.items():
+        assert re.search(rf"<td>{team}</td><td>{vp:.2f}</td>", body), team

@@ -13,6 +13,7 @@ once published, a club website links to them, and a player can type it.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 from flask import (
@@ -184,7 +185,7 @@ def download(ce_id: int) -> Response:
     page = results_page.build(store(), ce_id)
     css = "\n".join((STATIC / f).read_text(encoding="utf-8")
                     for f in ("style.css", "results.css"))
-    body = render_template("publish/export.html", page=page, live=False,
+    body = render_template("publish/export.html", page=page, live=False, made_at=datetime.now(UTC),
                            css=Markup(css.replace("</", "<\\/")),
                            contract_text=results_page.contract_text)
     return Response(body, mimetype="text/html", headers={
