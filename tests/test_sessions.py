@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pytest
+from test_store import db_url, pg_server  # noqa: F401  (fixtures)
 
 from dealer.events.model import EventError
 from dealer.events.sessions import check_units, combine
@@ -66,3 +67,29 @@ def test_the_store_groups_sessions_and_refuses_a_mix_of_scorings() -> None:
         rs.join(st, two, None, who="td")
         assert [c.id for c, _ in rs.sessions(st, one)] == [one, three]
         assert [a.action for a in rs.audit_log(st)][-1] == "leave-group"
+
+
+def test_publication_and_sessions_on_both_backends(db_url: str) -> None:  # noqa: F811
+    """Publish, take back, publish after the period, and a two-session group: the same on
+    SQLite and PostgreSQL (timestamps with time zones, the group's updates)."""
+    from datetime import UTC, datetime, timedelta
+    with Store.open(db_url) as st:
+        one = rs.create_club_event(st, "Two sessions", tables=3)
+        two = rs.create_club_event(st, "Two sessions", tables=3)
+        rs.join(st, two, one, who="td")
+        assert [c.id for c, _ in rs.sessions(st, two)] == [one, two]
+        at = rs.publish(st, one, who="td")
+        assert rs.published_event(st, one) is not None and rs.published_event(st, two) is None
+        assert rs.publish(st, one, who="td") == at  # again: the period keeps its start
+        rs.unpublish(st, one, who="td")
+        assert rs.published_events(st) == []
+        long_ago = datetime.now(UTC) - timedelta(hours=2)
+        rs.publish(st, one, who="td", at=long_ago)
+        with pytest.raises(rs.EntryError, match="correction period ended") as exc:
+            rs.unpublish(st, one, who="td")
+        assert exc.value.field == "published"
+        with pytest.raises(rs.EntryError, match="not published"):
+            rs.unpublish(st, two, who="td")
+        assert [c.id for c, _ in rs.published_events(st)] == [one]
+        assert [a.action for a in rs.audit_log(st, one)] == ["publish", "unpublish", "publish"]
+        assert [a.action for a in rs.audit_log(st, two)] == ["join-group"]
