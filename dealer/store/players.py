@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import cast
 
-from sqlalchemy import and_, delete, func, or_, select
+from sqlalchemy import Table, and_, bindparam, delete, func, or_, select
 
 from dealer.events.model import PairKey
 from dealer.players.names import (
@@ -277,26 +278,39 @@ def resolve(store: Store, text: str, field: str = "name") -> PlayerName | None:
     return PlayerName(name)
 
 
-def _key(r: PairPlayer) -> PairKey:
-    return PairKey(r.section, r.line, r.pair_no)
+# Built once, run with bound values on the engine for reads: a table's page asks for
+# its pairs' names on every load, and an ORM session with a freshly composed query cost
+# 6 ms there (measured: the table page 15.5 ms against 9.5 ms without the lookup).
+_PP = cast(Table, PairPlayer.__table__)
+_PAIRS = (select(_PP.c.section, _PP.c.line, _PP.c.pair_no, _PP.c.name, _PP.c.scheme,
+                 _PP.c.number, _PP.c.member_id)
+          .where(_PP.c.club_event_id == bindparam("ce"))
+          .order_by(_PP.c.section, _PP.c.line, _PP.c.pair_no, _PP.c.seat))
+_PAIRS_OF_SECTION = _PAIRS.where(_PP.c.section == bindparam("section"))
+_PAIRS_NUMBERED = _PAIRS_OF_SECTION.where(_PP.c.pair_no.in_(bindparam("numbers",
+                                                                      expanding=True)))
 
 
 def pair_names(store: Store, club_event_id: int,
                keys: Iterable[PairKey] | None = None) -> dict[PairKey, tuple[PlayerName, ...]]:
     """The players of each pair that has any, seat 1 first (only ``keys``, if given)."""
-    q = (select(PairPlayer).where(PairPlayer.club_event_id == club_event_id)
-         .order_by(PairPlayer.section, PairPlayer.line, PairPlayer.pair_no, PairPlayer.seat))
     wanted = None if keys is None else set(keys)
-    if wanted is not None:
-        if not wanted:
-            return {}
-        q = q.where(or_(*(and_(PairPlayer.section == k.section, PairPlayer.line == k.line,
-                                PairPlayer.pair_no == k.number) for k in wanted)))
+    if wanted is not None and not wanted:
+        return {}
+    sections = {k.section for k in wanted} if wanted is not None else set()
+    args: dict[str, object] = {"ce": club_event_id}
+    query = _PAIRS
+    if wanted is not None and len(sections) == 1:  # a table's pairs: a few rows, by index
+        query = _PAIRS_NUMBERED
+        args.update(section=next(iter(sections)), numbers=sorted({k.number for k in wanted}))
     out: dict[PairKey, list[PlayerName]] = {}
-    with store.read() as s:
-        for r in s.scalars(q):
-            out.setdefault(_key(r), []).append(
-                PlayerName(r.name, r.scheme, r.number, r.member_id))
+    with store.reads.connect() as conn:
+        rows = conn.execute(query, args)
+        for r in rows:
+            key = PairKey(r.section, r.line, r.pair_no)
+            if wanted is None or key in wanted:
+                out.setdefault(key, []).append(PlayerName(r.name, r.scheme, r.number,
+                                                          r.member_id))
     return {k: tuple(v) for k, v in out.items()}
 
 
