@@ -360,3 +360,59 @@ def test_swap_and_weighted_scores_are_written_on_both_backends(db_url: str) -> N
         assert (rows[b].weighted, rows[b].score) == ("60% 4S N 10 +420; 40% 4S N 9 -50", None)
         fields = [(t.field, t.new) for t in rs.trail(st, ce)]
         assert ("swapped", "True") in fields and ("weighted", rows[b].weighted) in fields
+
+
+# ---------------------------------------------------------------- live parts, table status
+def test_the_live_parts_come_only_when_the_results_change(app: Flask,
+                                                          desk: tuple[FlaskClient, int]) -> None:
+    c, ce = desk
+    first = c.get(f"/events/{ce}/desk/live.json").get_json()
+    assert set(first["parts"]) == {"rankings", "tables", "trail"} and first["count"] == 0
+    assert c.get(f"/events/{ce}/desk/live.json?stamp={first['stamp']}").get_json() == {
+        "stamp": first["stamp"]}
+    rid = _result(app, ce, 1, 1, 1)
+    new = c.get(f"/events/{ce}/desk/live.json?stamp={first['stamp']}").get_json()
+    assert new["stamp"] != first["stamp"] and new["count"] == 1
+    assert set(new["parts"]) == {"rankings", "tables", "trail", "tr-1"}
+    assert new["parts"]["tr-1"].startswith('<div class="traveller" id="tr-1" data-bw-part="tr-1">')
+    assert f'<tr id="r{rid}">' in new["parts"]["tr-1"]
+    assert new["parts"]["rankings"].startswith('<div data-bw-part="rankings">')
+    # A correction changes the stamp too (the row's version), not only a new result.
+    c.post(f"/events/{ce}/desk/result/{rid}", data={
+        "csrf_token": csrf(c, f"/events/{ce}/desk/"), "version": "1", "action": "correct",
+        "contract": "4S", "declarer": "N", "tricks": "9", "reason": "claim"})
+    again = c.get(f"/events/{ce}/desk/live.json?stamp={new['stamp']}").get_json()
+    assert again["stamp"] != new["stamp"] and "tricks" in again["parts"]["trail"]
+    # The page carries the stamp it was made with and the address it polls.
+    page = _desk(c, ce)
+    assert f'data-bw-stamp="{again["stamp"]}"' in page
+    assert f'data-bw-live="/events/{ce}/desk/live.json"' in page
+
+
+def test_the_tables_progress_shows_finished_rounds_and_slow_tables(app: Flask) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import update
+
+    from dealer.store.results.common import RESULTS
+    c = app.test_client()
+    director(c)
+    ce = new_event(c, tables="5")
+    now = datetime.now(UTC)
+    # Tables 1 and 2 finished round 1 in the last minutes; table 3 is half way; table 4
+    # entered one board 15 minutes ago; table 5 nothing since the first entry.
+    entries = {(1, 1): 6, (1, 2): 4, (2, 3): 5, (2, 4): 3, (3, 5): 2, (4, 7): 15}
+    for (table, board), ago in entries.items():
+        rid = _result(app, ce, table, 1, board)
+        with app.app_context(), store().engine.begin() as conn:
+            conn.execute(update(RESULTS).where(RESULTS.c.id == rid).values(
+                created_at=now - timedelta(minutes=ago)))
+    page = _desk(c, ce)
+    status = page.split('id="table-status"')[1].split("</table>")[0]
+    rows = re.findall(r'<tr class="st-([a-z-]+)" data-table="(A\d)"><td>A\d</td><td>(\d)</td>'
+                      r"<td>(\d) of (\d)</td>", status)
+    assert rows == [("round-done", "A1", "2", "0", "2"), ("round-done", "A2", "2", "0", "2"),
+                    ("playing", "A3", "1", "1", "2"), ("slow", "A4", "1", "1", "2"),
+                    ("slow", "A5", "1", "0", "2")]
+    assert "Round 1: 2 of 5 tables have finished it" in page and "slow: A4, A5" in page
+    assert "(15 min ago)" in status

@@ -11,15 +11,17 @@ from __future__ import annotations
 import dataclasses
 import secrets
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
 from dealer.errors import BoardwrightError
 from dealer.store import results as rs
+from dealer.store.results.progress import SLOW_MINUTES
 from webpanel import contexts, fields
 from webpanel.db import store
-from webpanel.scoring import score_event
+from webpanel.scoring import Scored, score_event
 from webpanel.security import director_required, who
 
 bp = Blueprint("desk", __name__, url_prefix="/events/<int:ce_id>/desk")
@@ -53,14 +55,16 @@ class _NoError(FormError):
 def _context(ce_id: int) -> dict[str, object]:
     ce = rs.get_event(store(), ce_id)
     name, date = rs.event_name(store(), ce_id)
+    stamp = rs.desk_stamp(store(), ce_id)  # before the reads: a later change shows next time
     scored = score_event(store(), ce_id)
-    m = rs.movement(store(), ce_id, ce.sections[0])
-    entered = {(r.section, r.table_no, r.board) for r in rs.results(store(), ce_id)}
-    missing = [(sec, s) for sec in ce.sections for s in m.sittings
-               if s.round <= ce.current_round and s.ns and s.ew
-               for b in s.boards if (sec, s.table, b) not in entered]
+    rows = rs.results(store(), ce_id)
+    movements = {sec: rs.movement(store(), ce_id, sec) for sec in ce.sections}
+    progress = rs.table_progress(movements, rows, datetime.now(UTC))
     return dict(ce=ce, name=name, date=date, scored=scored, trail=rs.trail(store(), ce_id),
-                missing=missing, window_open=rs.correction_window_open(ce),
+                progress=progress, room=min((p.round for p in progress
+                                             if p.state != "finished"), default=None),
+                slow_minutes=SLOW_MINUTES, window_open=rs.correction_window_open(ce),
+                stamp=stamp,
                 sid=secrets.token_hex(16),
                 # The cards replaced one by one are in the log by their hash: the desk
                 # shows the director's actions.
@@ -89,6 +93,31 @@ def rankings_json(ce_id: int) -> Response:
     return jsonify(count=sum(len(t) for t in scored.travellers.values()), problem=scored.problem,
                    rankings={line: [s.__dict__ for s in st]
                              for line, st in scored.rankings.items()})
+
+
+@bp.route("/live.json")
+@director_required
+def live(ce_id: int) -> Response:
+    """The desk's live parts, for the page to patch in place (static/panel.js).
+
+    ``?stamp=`` as the page last had it: while the results are the same the answer
+    is the stamp alone. Otherwise (and without a stamp) the parts: the rankings, the
+    tables' progress, the audit trail and each board's traveller, as HTML.
+    """
+    stamp = request.args.get("stamp", "")
+    if stamp and len(stamp) <= 40 and stamp == rs.desk_stamp(store(), ce_id):
+        return jsonify(stamp=stamp)
+    ctx = _context(ce_id)
+    ctx["error"] = _NoError("", "")
+    scored = ctx["scored"]
+    assert isinstance(scored, Scored)
+    parts = {name: render_template(f"desk/_{name}.html", **ctx).strip()
+             for name in ("rankings", "tables", "trail")}
+    for board, lines in sorted(scored.travellers.items()):
+        parts[f"tr-{board}"] = render_template("desk/_traveller.html", board=board,
+                                               lines=lines, **ctx).strip()
+    return jsonify(stamp=ctx["stamp"], count=sum(len(t) for t in scored.travellers.values()),
+                   parts=parts)
 
 
 def _back(ce_id: int) -> Response:

@@ -51,19 +51,59 @@ if (dealing) {
   tick();
 }
 
-// The results desk: refresh the rankings when new results arrive.
+// The results desk: new results patch the page in place (desk/live.json). A part with a
+// form being typed in (a field changed, focused, or an edit box open) is left as it is
+// and tried again at the next poll: nothing the director types is ever thrown away.
 const live = document.querySelector("[data-bw-live]");
 if (live) {
-  let count = null;
+  const url = live.dataset.bwLive;
+  let polls = 0;
+  const changed = (f) => {
+    if (f.type === "hidden" || f.type === "submit" || f.type === "button") return false;
+    if (f.type === "checkbox" || f.type === "radio") return f.checked !== f.defaultChecked;
+    if (f.tagName === "SELECT") return [...f.options].some((o) => o.selected !== o.defaultSelected);
+    return f.value !== f.defaultValue;
+  };
+  const busy = (el) => (el !== document.body && el.contains(document.activeElement)
+                        && document.activeElement.matches("input, textarea, select"))
+    || el.querySelector("details[open]") !== null
+    || [...el.querySelectorAll("input, textarea, select")].some(changed);
+  const board = (el) => Number(el.dataset.bwPart.slice(3));
+  const place = (name, html) => {
+    const el = document.querySelector(`[data-bw-part="${name}"]`);
+    if (el) {
+      if (busy(el)) { el.dataset.bwWaiting = "1"; return false; }
+      el.outerHTML = html;
+      return true;
+    }
+    const box = document.querySelector("[data-bw-travellers]");
+    if (!box || !name.startsWith("tr-")) return true;
+    const empty = box.querySelector("[data-bw-empty]");
+    if (empty) empty.remove();
+    const n = Number(name.slice(3));
+    const next = [...box.querySelectorAll("[data-bw-part^='tr-']")].find((t) => board(t) > n);
+    const tmp = document.createElement("div");
+    tmp.innerHTML = html;
+    box.insertBefore(tmp.firstElementChild, next || null);
+    return true;
+  };
   const poll = async () => {
+    polls += 1;
     try {
-      const st = await (await fetch(live.dataset.bwLive)).json();
-      if (count !== null && st.count !== count) { location.reload(); return; }
-      count = st.count;
+      // Every tenth poll asks for everything: the tables' idle minutes move on their own.
+      const q = polls % 10 ? `?stamp=${encodeURIComponent(live.dataset.bwStamp || "")}` : "";
+      const resp = await fetch(url + q, { headers: { Accept: "application/json" } });
+      const st = await resp.json();
+      if (st.parts) {
+        let all = true;
+        for (const [name, html] of Object.entries(st.parts)) all = place(name, html) && all;
+        // A part kept for a form being typed: ask again next time.
+        if (all) live.dataset.bwStamp = st.stamp;
+      }
     } catch (e) { /* keep polling */ }
     setTimeout(poll, 2000);
   };
-  poll();
+  setTimeout(poll, 2000);
 }
 
 // Replay of a recorded play: show one more trick at a time.

@@ -13,6 +13,7 @@ is split by concern; this module gathers the public names, so callers write
 :mod:`~dealer.store.results.entry`               what a table types, checked and recorded
 :mod:`~dealer.store.results.reading`             reading results, a result in words
 :mod:`~dealer.store.results.corrections`         corrections with the audit trail (Law 79C)
+:mod:`~dealer.store.results.progress`            the tables' progress on the director's desk
 :mod:`~dealer.store.results.publication`       publishing results, and taking it back (79C)
 :mod:`~dealer.store.results.sessions`          the sessions of a multi-session event
 :mod:`~dealer.store.results.postgres`            PostgreSQL's one-statement writes
@@ -93,6 +94,7 @@ from dealer.store.results.fairplay import (
     submit_at_table,
     table_state,
 )
+from dealer.store.results.progress import TableProgress, table_progress
 from dealer.store.results.publication import (
     may_unpublish,
     publish,
@@ -107,6 +109,7 @@ from dealer.store.results.reading import (
     as_results,
     changes,
     describe,
+    desk_stamp,
     result,
     results,
     table_results,
@@ -127,7 +130,8 @@ __all__ = [
     "REVEAL", "Refused", "TableState", "add_audit", "audit_log", "close_event", "closed_message",
     "current_round", "may_change", "new_table_cards", "playing", "record_view",
     "replaced_card", "reveal_refusal", "reveals", "round_done", "round_of", "rounds_open",
-    "submit_at_table", "table_state", "TrailLine", "trail", "weighted_code", "weighted_parts",
+    "submit_at_table", "table_state", "TrailLine", "trail", "desk_stamp", "TableProgress",
+    "table_progress", "weighted_code", "weighted_parts",
     "may_unpublish", "publish", "published_event", "published_events", "undo_until",
     "unpublish", "join", "sessions", "unit_of",
 ]

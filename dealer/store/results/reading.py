@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, func, select
 
 from dealer.contract import Contract
 from dealer.events.model import Artificial, EventError, Result
@@ -55,6 +55,19 @@ def table_results(store: Store, club_event_id: int, section: str, table: int,
     with store.reads.connect() as conn:
         rows = conn.execute(AT_TABLE if board is None else AT_TABLE_BOARD, args)
         return {r.board: detached(r) for r in rows}
+
+
+_STAMP = select(func.count(RESULTS.c.id), func.coalesce(func.sum(RESULTS.c.version), 0)).where(
+    RESULTS.c.club_event_id == bindparam("ce"))
+
+
+def desk_stamp(store: Store, club_event_id: int) -> str:
+    """A mark that changes whenever the event's results do: a result entered (the
+    count) or changed (every change counts its row's version up). The desk's live
+    refresh asks for the pages' parts again only when it changed."""
+    with store.reads.connect() as conn:
+        count, versions = conn.execute(_STAMP, {"ce": club_event_id}).one()
+    return f"{count}.{versions}"
 
 
 def result(store: Store, result_id: int) -> ResultRow:
