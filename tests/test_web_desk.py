@@ -238,21 +238,30 @@ def test_swap_in_a_howell_swaps_the_numbers(app: Flask) -> None:
 
 
 def test_the_desk_shows_a_swapped_line_and_its_pairs_keep_their_lines(app: Flask) -> None:
+    from dealer.events.model import PairKey
+    from dealer.players.names import PlayerName
+    from dealer.store import players as ps
     c = app.test_client()
     director(c)
     ce = new_event(c)
     ids = _mitchell_board_one(app, ce)
+    with app.app_context():
+        for line, num, who in (("NS", 3, "Nora North"), ("EW", 2, "Ed East"),
+                               ("NS", 2, "Wrong Pair"), ("EW", 3, "Other Pair")):
+            ps.set_pair(store(), ce, PairKey("A", line, num), [PlayerName(who)], who="td")
     r = c.post(f"/events/{ce}/desk/result/{ids['t3']}", data={
         "csrf_token": csrf(c, f"/events/{ce}/desk/"), "action": "swap",
         "reason": "sat the wrong way"})
     assert r.status_code == 302
     page = _desk(c, ce)
     line = _row(page, ids["t3"])
-    assert "<td>2 <small>EW</small></td><td>3 <small>NS</small></td>" in line
+    # Each pair named from its own line: EW 2 sat North-South, NS 3 East-West.
+    assert ('<td>2 <small>EW</small><span class="names">Ed East</span></td>'
+            '<td>3 <small>NS</small><span class="names">Nora North</span></td>') in line
     assert "sat the wrong way" in line
     ranks = page.split('id="rankings"')[1].split("</section>")[0]
-    assert "<td>1=</td><td>A2 EW</td><td>100.00%</td>" in ranks  # with EW 3
-    assert "<td>A3 NS</td><td>0.00%</td>" in ranks
+    assert re.search(r"<td>1=</td><td>A2 EW(<span[^<]*</span>)?</td><td>100.00%</td>", ranks)
+    assert re.search(r"<td>A3 NS(<span[^<]*</span>)?</td><td>0.00%</td>", ranks)
 
 
 # ---------------------------------------------------------------- weighted scores
@@ -329,8 +338,11 @@ def test_the_director_gives_a_weighted_score_on_the_desk(app: Flask) -> None:
     assert _totals(app, ce)["A1 NS"] == (2.0, 4.0, 1)
     assert _totals(app, ce)["A3 NS"] == (4.0, 4.0, 1)
     csv_text = c.get(f"/events/{ce}/export.csv").get_data(as_text=True)
-    assert csv_text.splitlines()[0].endswith(",weighted")
-    assert any(ln.endswith(",60% 4S N 10 +420; 40% 4S N 9 -50") for ln in csv_text.splitlines())
+    import csv
+    table = list(csv.DictReader(csv_text.splitlines()))
+    assert "weighted" in table[0]
+    assert [r["weighted"] for r in table if r["board"] == "1" and r["table"] == "1"] == [
+        "60% 4S N 10 +420; 40% 4S N 9 -50"]
     # A weighted score where the table entered nothing, from the director's entry.
     r = c.post(f"/events/{ce}/desk/adjust", data={
         "csrf_token": t, "table": "2", "round": "1", "board": "3", "action": "weighted",

@@ -132,6 +132,14 @@ class Scored(Generic[R]):
                    or self.players.get(PairKey(section, "", number)))
         return pair_label(players, sep) if players else ""
 
+    def seat_names(self, row: Any, sep: str = " & ") -> tuple[str, str]:
+        """The names of the pairs in the NS and the EW seats of a traveller's row. A row
+        whose pairs sat the wrong way in a two-winner Mitchell (``swapped``) has an EW
+        pair in the NS seats: each is named from its own line."""
+        ns_line, ew_line = ("EW", "NS") if getattr(row, "swapped", False) else ("NS", "EW")
+        return (self.pair_names(row.section, ns_line, row.ns, sep),
+                self.pair_names(row.section, ew_line, row.ew, sep))
+
     def names(self, pair: PairKey | str, sep: str = " & ") -> str:
         """The names of a ranked pair or team, by its key or as a standing shows it
         (``"A3"``, ``"A3 NS"``, ``"team 2"``, ``"B team 2"``); ``""`` when not known.

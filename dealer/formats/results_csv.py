@@ -40,8 +40,7 @@ def to_csv(scored: Scored[RecordedResult]) -> str:
                         r.declarer or "", r.lead or "", "" if r.tricks is None else r.tricks,
                         "" if r.score is None else r.score, r.ns_artificial or "",
                         r.ew_artificial or "", *values, weighted_text(r),
-                        scored.pair_names(r.section, "NS", r.ns),
-                        scored.pair_names(r.section, "EW", r.ew)])
+                        *scored.seat_names(r)])
     return out.getvalue()
 
 
