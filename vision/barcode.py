@@ -47,13 +47,18 @@ def _zxing(symbology: str) -> Callable[[np.ndarray], list[str]]:
                                        try_downscale=False, text_mode=zxingcpp.TextMode.Plain)
         return [b.text for b in found if b.valid]
 
-    def decode(grey: np.ndarray) -> list[str]:
+    def decode(grey: np.ndarray, landscape: bool | None = None) -> list[str]:
         if symbology == "qr":  # a QR symbol is found at any angle in one pass
             return read(grey)
-        # A 1D code is scanned along rows. At the gate the card lies long side across
-        # the frame, so its Code128 (printed across each end) runs down the frame: the
-        # transposed frame is scanned first, and the frame itself only when that finds
-        # nothing. zxing's own try_rotate scans both every time, for three times the cost.
+        # A 1D code is scanned along rows, and printed across each end of the card,
+        # so it runs across the card's long side. A card lying long side across the
+        # frame (the gate) is read on the transposed frame, one standing up as it is;
+        # when the outline is unknown, transposed first and then as it is. zxing's
+        # own try_rotate scans both every time, for three times the cost.
+        if landscape is True:
+            return read(cv2.transpose(grey))
+        if landscape is False:
+            return read(grey)
         return read(cv2.transpose(grey)) or read(grey)
 
     return decode
@@ -64,7 +69,7 @@ def _zbar(symbology: str) -> Callable[[np.ndarray], list[str]]:
 
     sym = pyzbar.ZBarSymbol.QRCODE if symbology == "qr" else pyzbar.ZBarSymbol.CODE128
 
-    def decode(grey: np.ndarray) -> list[str]:
+    def decode(grey: np.ndarray, landscape: bool | None = None) -> list[str]:
         if symbology == "code128":
             # zbar's 1D scanner is noise-limited; a 1 px blur restores it (research §3.2).
             grey = cv2.GaussianBlur(grey, (0, 0), 1.0)
@@ -95,18 +100,30 @@ class BarcodeReader:
         self.method = f"barcode/{symbology}/{backend}"
         self._decode = (_zxing if backend == "zxing" else _zbar)(symbology)
 
-    def texts(self, frame: np.ndarray, grey: np.ndarray | None = None) -> list[str]:
-        """Every decoded text in the frame, as the back-end returned it."""
+    def texts(self, frame: np.ndarray, grey: np.ndarray | None = None,
+              landscape: bool | None = None) -> list[str]:
+        """Every decoded text in the frame, as the back-end returned it.
+
+        ``landscape`` (the card's long side across the frame, or not) tells a 1D
+        code's direction when the card's outline is known.
+        """
         if grey is None:
             grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
-        return self._decode(np.ascontiguousarray(grey))
+        return self._decode(np.ascontiguousarray(grey), landscape)
 
     def read(self, frame: np.ndarray) -> Outcome:
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
-        texts = self.texts(frame, grey)
+        # The outline first: it says which way a card lies (a Code128 is then read
+        # in one direction only), and whether a second card is on the gate.
+        found = locate(frame, grey)  # the outline only: the face is never warped here
+        landscape = None
+        if isinstance(found, Located):
+            w, h = np.ptp(found.quad, axis=0)
+            landscape = bool(w > h)
+        texts = self.texts(frame, grey, landscape)
         distinct = sorted(set(texts))
         if not distinct:
-            return _why_unread(frame, grey)
+            return _why_unread(found)
         parsed = [payload.parse(t) for t in distinct]
         valid = [p for p in parsed if p is not None]
         if len(distinct) > 1:
@@ -132,16 +149,14 @@ class BarcodeReader:
             return Reject(Reason.NOT_THIS_DECK, f"board sticker {p.board}, not a card")
         # A second card whose codes are hidden under the first is still a second
         # card: the outline decides (issue 15: 27 of 70 such frames were read).
-        found = locate(frame, grey)  # the outline only: the face is never warped here
         if isinstance(found, Reject) and found.reason is Reason.TWO_CARDS:
             return Reject(Reason.TWO_CARDS, f"{p.card} decoded, but the outline shows two cards "
                           f"({found.detail})")
         return Read(p.card, self.method, ev)
 
 
-def _why_unread(frame: np.ndarray, grey: np.ndarray | None = None) -> Reject:
+def _why_unread(found: Located | Reject) -> Reject:
     """No symbol decoded: no card, a back, or a face whose codes are covered or unreadable."""
-    found = locate(frame, grey)
     if isinstance(found, Reject):
         return found
     share = paper_share(found)

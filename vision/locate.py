@@ -138,7 +138,7 @@ def _any_floor(small: np.ndarray) -> np.ndarray | Reject:
     # Refit without the band pixels far from the plane: a card or a thumb reaching the border.
     res = np.sqrt(((px - a @ coef) ** 2).sum(axis=1))
     keep = res <= 3 * quantile(res, 0.5) + 6
-    if keep.sum() > 0.5 * len(keep):
+    if 0.5 * len(keep) < keep.sum() < len(keep):  # (with none left out, the fit stands)
         coef = _plane(a[keep], px[keep])
         ys, xs = ys[keep], xs[keep]
     # The floor's colour at every pixel, and each pixel's distance from it: OpenCV's
