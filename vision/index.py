@@ -133,7 +133,7 @@ class IndexReader:
                 return None
             if abs((g.rank_box[2] / g.rank_box[3]) / d.rank_aspect[ri[0]] - 1) > t.aspect_tol:
                 return None
-            if abs(g.suit_box[3] / d.suit_height - 1) > t.size_tol:
+            if all(abs(g.suit_box[3] / d.suit_height_of(k) - 1) > t.size_tol for k in range(4)):
                 return None
             z = (g.redness - d.red_split) / d.red_gap
             if abs(z) < t.colour_margin:
@@ -171,7 +171,7 @@ class IndexReader:
         a_ratio = (g.rank_box[2] / g.rank_box[3]) / d.rank_aspect[ri[0]]
         if abs(a_ratio - 1) > t.aspect_tol:
             return Reject(Reason.NOT_THIS_DECK, f"rank shape does not fit the design's {rank.char}")
-        sh_ratio = g.suit_box[3] / d.suit_height
+        sh_ratio = g.suit_box[3] / d.suit_height_of(int(si[0]))
         sa_ratio = (g.suit_box[2] / g.suit_box[3]) / d.suit_aspect[si[0]]
         if abs(sh_ratio - 1) > t.size_tol or abs(sa_ratio - 1) > t.aspect_tol:
             return Reject(Reason.NOT_THIS_DECK, f"suit symbol does not fit the design's {suit.symbol}")

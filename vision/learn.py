@@ -90,6 +90,13 @@ class LearnedDesign:
     order: str = ""  # the order the learning pass was found in, as stated to the operator
     back_template: np.ndarray | None = None  # (BACK_SIZE) unit vector of the card back
     roi: tuple[int, int] = (ROI_W, ROI_H)  # (w, h) of the corner that holds the index
+    # (4,) mean box height per suit, clubs..spades: a deck's ♦ can be smaller than
+    # its other suits (Tigullio's, by a sixth). None in designs saved before.
+    suit_heights: np.ndarray | None = None
+
+    def suit_height_of(self, suit: int) -> float:
+        """The learned height of one suit's symbol (the mean over all suits for older designs)."""
+        return float(self.suit_heights[suit]) if self.suit_heights is not None else self.suit_height
 
     # ----------------------------------------------------------------- storage
     def save(self, path: str | Path) -> Path:
@@ -102,6 +109,8 @@ class LearnedDesign:
         arrays = {"rank_templates": self.rank_templates, "suit_templates": self.suit_templates,
                   "rank_height": self.rank_height, "rank_aspect": self.rank_aspect,
                   "suit_aspect": self.suit_aspect}
+        if self.suit_heights is not None:
+            arrays["suit_heights"] = self.suit_heights
         if self.joker_template is not None:
             arrays["joker_template"] = self.joker_template
         if self.back_template is not None:
@@ -318,6 +327,7 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray]], *, jokers: int = 
         rank_height=np.array([np.mean([g.rank_box[3] for g in r]) for r in ranks]),
         rank_aspect=np.array([np.mean([g.rank_box[2] / g.rank_box[3] for g in r]) for r in ranks]),
         suit_height=float(np.mean([g.suit_box[3] for s in suits for g in s])),
+        suit_heights=np.array([np.mean([g.suit_box[3] for g in s]) for s in suits]),
         suit_aspect=np.array([np.mean([g.suit_box[2] / g.suit_box[3] for g in s]) for s in suits]),
         red_split=float((np.mean(red) + np.mean(black)) / 2),
         red_gap=float(np.mean(red) - np.mean(black)),

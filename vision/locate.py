@@ -159,7 +159,7 @@ def _any_floor(small: np.ndarray) -> np.ndarray | Reject:
             return Reject(Reason.BACKGROUND_LIGHT, f"nothing stands apart from the floor (floor grey "
                           f"{floor_grey:.0f}): a light card on a light floor cannot be found")
         return Reject(Reason.NO_CARD, "nothing stands apart from the floor")
-    out = _outline(mask, small.size * 4)
+    out = _outline(mask, small.size * 4, light=floor_grey > 150)
     if isinstance(out, Reject) and out.reason is Reason.NO_CARD and floor_grey > 150 \
             and "too small" not in out.detail:
         return Reject(Reason.BACKGROUND_LIGHT, f"{out.detail}; the floor is light (grey "
@@ -220,14 +220,17 @@ def _card_like(ratio: float, fill: float, quad_area: float) -> bool:
     return CARD_RATIO[0] <= ratio <= CARD_RATIO[1] and fill >= MIN_FILL and quad_area >= MIN_AREA
 
 
-def _outline(mask: np.ndarray, frame_area: int) -> np.ndarray | Reject:
+def _outline(mask: np.ndarray, frame_area: int, *, light: bool = False) -> np.ndarray | Reject:
     """The card's four corners (full-size pixels) from a half-size mask, or why not.
 
     "Two cards" needs evidence of two: a whole card *and* another big shape,
     an L or T that covers more than one card's area, or a shape too long for
     one card. A card whose picture cuts its paper in two pieces (a court
     between a black frame line and a dark floor) is put back together when
-    neither piece is a card and together they make one.
+    neither piece is a card and together they make one. On a ``light`` floor
+    an odd outline (an L, or one too long) is no evidence of two cards: a
+    light card's edge can be lost in such a floor along part of its length
+    (Tigullio's silver faces), so it is ``background too light``.
     """
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
@@ -250,12 +253,18 @@ def _outline(mask: np.ndarray, frame_area: int) -> np.ndarray | Reject:
         return Reject(Reason.NO_CARD, f"largest shape covers {quad_area:.0f} px, far too small for a card")
     area = fill * cv2.contourArea(cv2.convexHull(outline)) * 4
     if fill < MIN_FILL:
+        if quad_area >= MIN_AREA and area >= 1.15 * single and light:
+            return Reject(Reason.BACKGROUND_LIGHT, f"outline fills {fill:.0%} of its hull: part of the "
+                          "card may be lost in the light floor")
         if quad_area >= MIN_AREA and area >= 1.15 * single:
             # Overlapping cards make an L or a T: never guess which is on top.
             return Reject(Reason.TWO_CARDS, f"outline fills {fill:.0%} of its hull and covers more than "
                           "one card: overlapping cards")
         return Reject(Reason.NO_CARD, f"outline fills {fill:.0%} of its hull: not one card's outline "
                       "(partly hidden, or lost in the floor)")
+    if ratio > CARD_RATIO[1] and quad_area >= MIN_AREA and quad_area > 1.25 * single and light:
+        return Reject(Reason.BACKGROUND_LIGHT, f"outline is {ratio:.2f} times as long as wide: part of "
+                      "the card may be lost in the light floor")
     if ratio > CARD_RATIO[1] and quad_area >= MIN_AREA and quad_area > 1.25 * single:
         return Reject(Reason.TWO_CARDS, f"outline is {ratio:.2f} times as long as wide, "
                       "not a card's 1.40 (two cards end to end?)")
