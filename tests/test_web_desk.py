@@ -343,6 +343,8 @@ def test_the_director_gives_a_weighted_score_on_the_desk(app: Flask) -> None:
     assert "weighted" in table[0]
     assert [r["weighted"] for r in table if r["board"] == "1" and r["table"] == "1"] == [
         "60% 4S N 10 +420; 40% 4S N 9 -50"]
+    printable = c.get(f"/events/{ce}/results").get_data(as_text=True)
+    assert "weighted 60% 4S N 10 +420; 40% 4S N 9 -50" in printable
     # A weighted score where the table entered nothing, from the director's entry.
     r = c.post(f"/events/{ce}/desk/adjust", data={
         "csrf_token": t, "table": "2", "round": "1", "board": "3", "action": "weighted",

@@ -94,6 +94,8 @@ def contract_text(row: Any) -> str:
     """A traveller's contract in words: ``4SX by N``, ``passed out``, ``A+/A-``, ``not played``."""
     if getattr(row, "ns_artificial", None):
         return f"{row.ns_artificial}/{row.ew_artificial}"
+    if getattr(row, "weighted", None):  # Law 12C1(c): its parts, each with its share
+        return f"weighted {row.weighted}"
     if getattr(row, "not_played", False):
         return "not played"
     c = getattr(row, "contract", None)

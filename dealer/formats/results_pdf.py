@@ -61,7 +61,7 @@ def results_pdf(name: str, date: str, scored: Scored[RecordedResult], dealset: D
     for number, lines in sorted(scored.travellers.items()):
         line(f"Board {number}", True)
         for r, nsv, ewv in lines:
-            line(f"  {r.ns:>3} v {r.ew:<3} {r.contract or r.ns_artificial or '-':<6} "
+            line(f"  {r.ns:>3} v {r.ew:<3} {r.contract or r.ns_artificial or _weighted(r):<6} "
                  f"{r.declarer or '':<2} {'' if r.tricks is None else r.tricks:>2}  "
                  f"{'' if r.score is None else r.score:>6}  {cell(nsv):>6} {cell(ewv):>6}")
     c.showPage()
@@ -76,3 +76,8 @@ def results_pdf(name: str, date: str, scored: Scored[RecordedResult], dealset: D
             c.showPage()
     c.save()
     return buf.getvalue()
+
+
+def _weighted(r: object) -> str:
+    """A weighted adjusted score (Law 12C1(c)) in the traveller's contract column."""
+    return "wtd" if getattr(r, "weighted", None) else "-"
