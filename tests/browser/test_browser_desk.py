@@ -67,7 +67,7 @@ def test_a_result_arrives_while_the_director_types(server, browser, shot) -> Non
     page = ctx.new_page()
     _login(page, base)
     page.goto(f"{base}/events/{ce}/desk/")
-    ranks = page.locator("[data-bw-part=rankings]")
+    ranks = page.locator("#rankings")
     assert "No comparison yet" in ranks.inner_text()
     # The director types in the director's entry form and in a traveller's edit form.
     page.fill("#entry input[name=table]", "2")
