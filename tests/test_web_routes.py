@@ -43,7 +43,7 @@ ACCESS: dict[str, str] = {
     "pads.listing": "director", "pads.delete": "director",
     "pads.index": "public", "pads.new": "public", "pads.show": "pad", "pads.add": "pad",
     "tables.entry": "table", "tables.board": "table", "tables.enter": "table",
-    "tables.fix": "table",
+    "tables.fix": "table", "tables.score": "table", "tables.accept": "table",
     "names.table_form": "table", "names.table_save": "table", "names.table_search": "table",
     "results.index": "public", "results.show": "public-results",
     "results.pdf": "public-results", "results.download": "public-results",

@@ -154,3 +154,44 @@ def test_a_resent_undo_takes_back_one_entry_on_both_backends(db_url: str) -> Non
         assert [r["contract"] for r in view.rows] == ["1♣ N", "2♦ N"]
         pads.undo(st, tok, "u2")  # another form: one more goes
         assert [r["contract"] for r in pads.view(st, tok)[1].rows] == ["1♣ N"]
+
+
+def test_acceptance_and_not_played_on_both_backends(db_url: str) -> None:  # noqa: F811
+    """The acceptance step's writes: a pending entry (PostgreSQL's one-statement insert
+    carries it), four copies of East-West's acceptance at once (one accepts), and a
+    table's not-played board with its reason, corrected later into a result."""
+    with Store.open(db_url) as st:
+        ce_id = rs.create_club_event(st, "Accept", tables=3, ew_accept=True)
+        ce = rs.get_event(st, ce_id)
+        out = rs.submit_at_table(st, ce, "A", 1, rs.Entry(1, "4S", "N", result="+1"),
+                                 submission_id="p1", who="table A1")
+        assert out.status == "recorded" and out.score == 450
+        assert rs.results(st, ce_id) == []
+        [row] = rs.results(st, ce_id, include_pending=True)
+        assert row.pending and row.tricks == 11
+        # North-South change it while pending: it stays pending, East-West's view is stale.
+        fixed = rs.correct_at_table(st, ce, "A", 1, 1, who="table A1", reason="typo",
+                                    submission_id="p2", expected_version=1, tricks=10)
+        assert fixed is not None and fixed.status == "corrected"
+        stale = rs.accept_at_table(st, ce, "A", 1, 1, version=1)
+        assert stale is not None and stale.status == "conflict"
+        outs = _many(4, lambda i: rs.accept_at_table(st, ce, "A", 1, 1, version=2))
+        assert Counter(o.status for o in outs) == {"accepted": 1, "duplicate": 3}
+        [row] = rs.results(st, ce_id)
+        assert (row.pending, row.tricks, row.score, row.version) == (False, 10, 420, 2)
+        assert rs.accept_at_table(st, ce, "A", 1, 2, version=1) is None  # nothing there
+        # A board not played, with its reason; the director scores it later.
+        np = rs.submit_at_table(st, ce, "A", 1, rs.Entry(2, "", not_played="fouled board"),
+                                submission_id="n1", who="table A1")
+        assert np.status == "recorded" and "not played (fouled board)" in np.message
+        rs.accept_at_table(st, ce, "A", 1, 2, version=1)
+        line = next(r for r in rs.results(st, ce_id) if r.board == 2)
+        assert (line.not_played, line.not_played_reason, line.score) == (True, "fouled board",
+                                                                          None)
+        done = rs.correct(st, line.id, who="director", reason="played after all",
+                          contract="3NT", declarer="S", tricks=9, not_played=False)
+        assert done.status == "corrected"
+        line = next(r for r in rs.results(st, ce_id) if r.board == 2)
+        assert (line.not_played, line.not_played_reason, line.score) == (False, None, 600)
+        trail = [(c.field, c.old, c.new) for c in rs.changes(st, ce_id)]
+        assert ("not_played_reason", "fouled board", "") in trail

@@ -226,6 +226,7 @@ def settings(ce_id: int) -> Response:
         values["show_traveller"] = request.form.get("show_traveller") == "on"
         values["show_hand_record"] = request.form.get("show_hand_record") == "on"
         values["correction_minutes"] = _int("correction_minutes", 30, 0, 24 * 60)
+        values["ew_accept"] = request.form.get("ew_accept") == "on"
         if "reveal_after" in request.form:
             values["reveal_after"] = exact.text(request.form, "reveal_after", 8)
     if "deal_set_id" in request.form:

@@ -106,6 +106,9 @@ class ClubEvent(Base):
     reveal_after: Mapped[str] = mapped_column(String(8), default="round", server_default="round")
     # Tables may enter ahead of their current round only while the director allows it.
     allow_ahead: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    # The opponents' acceptance step (Bridgemate style): a table's entry is pending, not
+    # scored, until East-West accept it on the same phone.
+    ew_accept: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     # A closed event's table tokens no longer open anything.
     closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
@@ -168,6 +171,8 @@ class ResultRow(Base):
     ns_artificial: Mapped[str | None] = mapped_column(String(8), nullable=True)
     ew_artificial: Mapped[str | None] = mapped_column(String(8), nullable=True)
     not_played: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Why the table did not play it ("time", "late play", "fouled board", ...): for the desk.
+    not_played_reason: Mapped[str | None] = mapped_column(String(40), nullable=True)
     fouled_group: Mapped[int] = mapped_column(Integer, default=0)
     # A weighted adjusted score (Law 12C1(c)) as the director gave it, each part with
     # its share and NS score: "60% 4S N 10 +420; 40% 4S N 9 -50" (store.results.entry).
@@ -181,6 +186,9 @@ class ResultRow(Base):
     # Changed by the table after it had been shown this board's traveller: the desk flags it.
     changed_after_view: Mapped[bool] = mapped_column(
         Boolean, default=False, server_default="0")
+    # Entered by North-South while the event asks East-West to accept each result: not
+    # scored (not read by results()) until East-West accept it.
+    pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     # Optimistic locking: every UPDATE says "WHERE version = <read>", so two people
     # correcting at once cannot both win, on SQLite (whose reads take no lock) as on PostgreSQL.
     version: Mapped[int] = mapped_column(Integer, default=1)

@@ -67,3 +67,106 @@ def test_pads_started_on_this_phone_are_listed_and_work_without_cookies(server, 
     phone.goto(base + started["Friday rubber"])
     assert "Friday rubber" in phone.content()
     ctx.close()
+
+
+def _in_view(page, selector: str) -> dict:
+    """The element's box, and the page's scroll and width, as the phone shows it."""
+    return page.evaluate(
+        """(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
+             return {top: r.top, bottom: r.bottom, left: r.left, right: r.right,
+                     scrollY: window.scrollY, width: document.documentElement.scrollWidth,
+                     vw: window.innerWidth, vh: window.innerHeight}; }""", selector)
+
+
+def _assert_reachable(page, selector: str) -> None:
+    box = _in_view(page, selector)
+    assert box["scrollY"] == 0, box
+    assert box["vw"] == 390 and box["vh"] == 844, box
+    assert 0 <= box["top"] and box["bottom"] <= box["vh"], box  # no scrolling needed
+    assert 0 <= box["left"] and box["right"] <= box["vw"], box
+    assert box["width"] <= box["vw"], box  # nothing sideways either
+
+
+def _tap(page, name: str, value: str, form: str = "#entry") -> None:
+    page.click(f"{form} .chips label:has(input[name={name}][value='{value}']) span")
+
+
+def test_record_is_on_the_phones_screen_and_the_score_shows_before_sending(server, browser,
+                                                                           shot) -> None:
+    """A 390×844 phone: the Record button is within the screen on the entry page, as the
+    page opens (nothing scrolled), in round 1 and in round 2 under the move's instruction;
+    the score the core computes is shown as the chips are tapped, before sending."""
+    base, app = server
+    from dealer.store import results as rs
+    from webpanel.db import store
+    with app.app_context():
+        ce = rs.create_club_event(store(), "Phone night", tables=3)
+        tok = {t.table_no: t.token for t in rs.tokens(store(), ce)}[1]
+        m = rs.movement(store(), ce)
+    ctx = browser.new_context(**PHONE)
+    phone = ctx.new_page()
+    phone.goto(f"{base}/t/{tok}")
+    _assert_reachable(phone, "#send")
+    shot(phone, "14-entry-phone-round-1")
+    b1, b2 = m.at(1, 1).boards
+    phone.select_option("#board", str(b1))
+    for name, value in (("level", "4"), ("strain", "S"), ("declarer", "N"), ("result", "+1")):
+        _tap(phone, name, value)
+    phone.wait_for_function(
+        "document.querySelector('#score-preview').textContent.includes('NS +450')")
+    assert phone.input_value("#tricks") == "11"  # the chip and the tricks agree
+    # 7NT cannot make +1: the chips the level cannot have are greyed out.
+    _tap(phone, "level", "7")
+    assert phone.is_disabled("#entry input[name=result][value='+1']")
+    assert not phone.is_checked("#entry input[name=result][value='+1']")
+    _tap(phone, "level", "4")
+    _tap(phone, "result", "+1")
+    phone.wait_for_function(
+        "document.querySelector('#score-preview').textContent.includes('NS +450')")
+    _assert_reachable(phone, "#score-preview")
+    shot(phone, "15-entry-phone-score-before-sending")
+    with phone.expect_navigation():
+        phone.click("#send")
+    assert f"Board {b1} recorded: 4S by N, 11 tricks, NS +450." in phone.inner_text("#said")
+    phone.select_option("#board", str(b2))
+    for name, value in (("level", "3"), ("strain", "NT"), ("declarer", "S"), ("result", "-1")):
+        _tap(phone, name, value)
+    with phone.expect_navigation():
+        phone.click("#send")
+    done = phone.inner_text("#round-complete")
+    assert "NS stay; EW move to table 2; boards go to table 3" in done
+    shot(phone, "16-entry-phone-move")
+    with phone.expect_navigation():
+        phone.click("#next-round")
+    assert "Round 2:" in phone.inner_text("#sitting")
+    assert "Round 1 is over: NS stay; EW move to table 2" in phone.inner_text("#move")
+    _assert_reachable(phone, "#send")
+    shot(phone, "17-entry-phone-round-2")
+    ctx.close()
+
+
+def test_east_west_accept_on_the_same_phone(server, browser, shot) -> None:
+    base, app = server
+    from dealer.store import results as rs
+    from webpanel.db import store
+    with app.app_context():
+        ce = rs.create_club_event(store(), "Accept night", tables=3, ew_accept=True)
+        tok = {t.table_no: t.token for t in rs.tokens(store(), ce)}[2]
+    ctx = browser.new_context(**PHONE)
+    phone = ctx.new_page()
+    phone.goto(f"{base}/t/{tok}")
+    for name, value in (("level", "2"), ("strain", "H"), ("declarer", "E"), ("result", "=")):
+        _tap(phone, name, value)
+    with phone.expect_navigation():
+        phone.click("#send")
+    card = phone.locator("section.accept")
+    assert "East-West: is this right?" in card.inner_text()
+    assert phone.locator("#entry").count() == 0
+    shot(phone, "18-entry-phone-east-west-accept")
+    with phone.expect_navigation():
+        card.locator("button.accept").click()
+    assert "accepted by East-West" in phone.inner_text("#said")
+    with app.app_context():
+        assert [r.contract for r in rs.results(store(), ce)] == ["2H"]
+    _assert_reachable(phone, "#send")
+    ctx.close()

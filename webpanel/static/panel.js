@@ -13,9 +13,72 @@ document.querySelectorAll("[data-bw-submission]").forEach((el) => {
 // Disable the button while a result is sent, so a double tap sends once.
 document.querySelectorAll("form[data-bw-entry]").forEach((form) => {
   form.addEventListener("submit", () => {
-    const b = form.querySelector("button");
+    const b = form.querySelector("button#send") || form.querySelector("button");
     if (b) { setTimeout(() => { b.disabled = true; b.textContent = "Sending…"; }, 0); }
   });
+});
+
+// The result chips (=, +1, −2) and the tricks taken say the same thing: keep them in
+// step, and grey out the results the chosen level cannot have (7NT+1, 1S−8).
+const syncResult = (form) => {
+  const level = Number((form.querySelector("input[name=level]:checked") || {}).value || 0);
+  const tricks = form.querySelector("select[name=tricks]");
+  const chips = [...form.querySelectorAll("input[name=result]")];
+  chips.forEach((c) => {
+    const t = 6 + level + Number(c.dataset.delta);
+    c.disabled = level > 0 && (t < 0 || t > 13);
+    if (c.disabled && c.checked) c.checked = false;
+  });
+  const picked = chips.find((c) => c.checked);
+  if (level && picked && tricks) tricks.value = String(6 + level + Number(picked.dataset.delta));
+};
+document.querySelectorAll("form[data-bw-entry], form.change").forEach((form) => {
+  syncResult(form);
+  form.addEventListener("change", (ev) => {
+    const t = ev.target;
+    if (t.name === "tricks") {  // tricks chosen: the matching chip, or none
+      const level = Number((form.querySelector("input[name=level]:checked") || {}).value || 0);
+      form.querySelectorAll("input[name=result]").forEach((c) => {
+        c.checked = level > 0 && t.value !== "" &&
+          6 + level + Number(c.dataset.delta) === Number(t.value);
+      });
+    } else if (t.name === "passed" && t.checked) {  // passed out: no contract to keep
+      form.querySelectorAll("input[name=level], input[name=strain], input[name=result]")
+        .forEach((c) => { c.checked = false; });
+    } else if (["level", "strain"].includes(t.name)) {
+      const p = form.querySelector("input[name=passed]");
+      if (p) p.checked = false;
+    }
+    syncResult(form);
+  });
+});
+
+// The score before sending: the core's own (the table's /score address), beside the
+// Record button, as the chips are tapped. With this the form records at once; without
+// JavaScript it goes through a confirm step that shows the same score.
+document.querySelectorAll("form[data-bw-entry][data-bw-score]").forEach((form) => {
+  const out = form.querySelector("[data-bw-preview]");
+  const step = form.querySelector("[data-bw-step]");
+  if (!out || !step) return;
+  step.value = "record";
+  let asked = 0;
+  const ask = async () => {
+    const n = ++asked;
+    const q = new URLSearchParams();
+    for (const [k, v] of new FormData(form)) {
+      if (!["csrf_token", "submission_id", "step", "confirm"].includes(k)) q.append(k, v);
+    }
+    try {
+      const r = await (await fetch(`${form.dataset.bwScore}?${q}`,
+                                   { headers: { Accept: "application/json" } })).json();
+      if (n !== asked) return;  // a later tap has asked again
+      out.textContent = r.ok ? `Board ${r.board}: ${r.words}` : r.error;
+      out.classList.toggle("bad", !r.ok);
+    } catch (e) { out.textContent = ""; }
+  };
+  form.addEventListener("change", () => setTimeout(ask, 0));
+  // A form shown again (a warning, an error) says its score at once; a fresh one waits.
+  if (form.querySelector("input[name=level]:checked, input[name=passed]:checked")) ask();
 });
 
 // The dealing page: poll the job's status.

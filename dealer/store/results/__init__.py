@@ -64,9 +64,14 @@ from dealer.store.results.corrections import (
 )
 from dealer.store.results.entry import (
     LEADS,
+    NOT_PLAYED_MAX,
+    NOT_PLAYED_REASONS,
     Entry,
+    Preview,
     director_entry,
     director_result,
+    preview,
+    relative,
     set_play,
     submit,
     vulnerability_of,
@@ -76,6 +81,7 @@ from dealer.store.results.entry import (
 from dealer.store.results.fairplay import (
     Refused,
     TableState,
+    accept_at_table,
     add_audit,
     audit_log,
     close_event,
@@ -134,4 +140,5 @@ __all__ = [
     "table_progress", "weighted_code", "weighted_parts",
     "may_unpublish", "publish", "published_event", "published_events", "undo_until",
     "unpublish", "join", "sessions", "unit_of",
+    "NOT_PLAYED_MAX", "NOT_PLAYED_REASONS", "Preview", "accept_at_table", "preview", "relative",
 ]

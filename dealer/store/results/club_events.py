@@ -34,19 +34,21 @@ def create_club_event(store: Store, name: str, *, date: str = "", kind: str = "p
                       boards_per_round: int = 2, sections: Iterable[str] = ("A",),
                       scoring: str = "matchpoints", deal_set_id: int | None = None,
                       options: Mapping[str, object] | None = None,
-                      reveal_after: str = "round") -> int:
+                      reveal_after: str = "round", ew_accept: bool = False) -> int:
     """Create a club event and one table token per table; returns its id.
 
     ``options`` are the movement generator's (:func:`check_options`). A deal
     set without every board the movement plays is refused here, before the
     first table finds a board missing. ``reveal_after`` is when a table sees a
-    board it has entered (:data:`REVEAL`).
+    board it has entered (:data:`REVEAL`). ``ew_accept``: East-West accept each
+    result at the table before it counts (:func:`~dealer.store.results.fairplay.accept_at_table`).
     """
     ce, secs = _checked(name, kind=kind, movement=movement, tables=tables, rounds=rounds,
                         boards_per_round=boards_per_round, sections=sections,
                         scoring=scoring, options=options)
     ce.deal_set_id = deal_set_id
     ce.reveal_after = check_reveal(reveal_after)
+    ce.ew_accept = bool(ew_accept)
     m = movement_of(ce)  # refuse an impossible movement before anything is written
     check_fits(store, deal_set_id, m)
     with store.write() as s:
@@ -263,7 +265,7 @@ def list_events(store: Store) -> list[tuple[ClubEvent, Event]]:
 #: The settings of a club event :func:`update_event` may change.
 UPDATABLE = frozenset({"current_round", "show_traveller", "show_hand_record", "deal_set_id",
                        "correction_minutes", "published_at", "scoring", "reveal_after",
-                       "allow_ahead"})
+                       "allow_ahead", "ew_accept"})
 
 #: When a table may see a board it has entered (:mod:`~dealer.store.results.fairplay`):
 #: never, at once, or once it has entered every board of that round (the default).

@@ -41,7 +41,8 @@ class Outcome:
 
 #: The fields of a recorded result a correction may change.
 EDITABLE = ("contract", "declarer", "tricks", "lead", "ns", "ew", "ns_artificial",
-            "ew_artificial", "not_played", "fouled_group", "weighted", "swapped")
+            "ew_artificial", "not_played", "not_played_reason", "fouled_group", "weighted",
+            "swapped")
 
 
 #: Marks a correction sets besides the fields it changes (no audit row of their own):

@@ -155,7 +155,9 @@ def correct_at_table(store: Store, ce: ClubEvent, section: str, table: int, boar
     if closed_at is not None:
         raise Refused(closed_message(), "closed")
     m = movement_of(ce, section)
-    entered = {r.board for r in rows}
+    # A pending result (East-West have not accepted it) does not finish a round: the
+    # table may still change it, as in its current round.
+    entered = {r.board for r in rows if not r.pending}
     if not may_change(bool(allow_ahead), m, table, board, entered):
         rnd = round_of(m, table, board)
         raise Refused(f"board {board} was played in round {rnd}, which this table has "
@@ -257,19 +259,20 @@ def _rescore(store: Store, ce: ClubEvent, row: ResultRow | ResultLine, new: dict
         for k in ("ns_artificial", "ew_artificial"):
             new[k] = artificial_code(str(new[k]))
         new.update(contract=None, declarer=None, tricks=None, score=None, lead=None,
-                   not_played=False, weighted=None)
+                   not_played=False, not_played_reason=None, weighted=None)
         return
     if new["weighted"]:
         if new["weighted"] != row.weighted:  # as the director typed it: check and score it
             new["weighted"] = weighted_code(str(new["weighted"]), row.board,
                                             vulnerability_of(store, ce, row.board, conn))
         new.update(contract=None, declarer=None, tricks=None, score=None, lead=None,
-                   not_played=False)
+                   not_played=False, not_played_reason=None)
         return
     new["weighted"] = None
     if new["not_played"]:
         new.update(contract=None, declarer=None, tricks=None, score=None, lead=None)
         return
+    new["not_played_reason"] = None  # played after all: no reason stays behind
     e = Entry(row.board, str(new["contract"] or ""), str(new["declarer"] or ""),
               None if new["tricks"] is None else int(new["tricks"]), str(new["lead"] or ""))
     contract, decl, lead, tricks = e.checked()

@@ -17,6 +17,18 @@ dealer.store.results.common.EntryError: tricks taken by declarer must be 0 to 13
 Traceback (most recent call last):
 ...
 dealer.store.results.common.EntryError: choose the declarer: N, E, S or W
+
+A result may be given relative to the contract, as a Bridgemate takes it
+(``=``, ``+1``, ``-2``; the typographic minus too); the store keeps tricks:
+
+>>> Entry(board=1, contract="4S", declarer="N", result="+1").checked()[3]
+11
+>>> Entry(board=1, contract="3NT", declarer="S", result="\u22122").checked()[3]
+7
+>>> Entry(board=1, contract="6S", declarer="N", result="+2").checked()
+Traceback (most recent call last):
+...
+dealer.store.results.common.EntryError: +2 is impossible in 6S: at most +1, at worst -12
 """
 
 from __future__ import annotations
@@ -53,16 +65,58 @@ from dealer.store.results.reading import describe
 
 LEADS = "23456789TJQKA"
 
+#: Why a table did not play a board: the choices its phone offers (any other short
+#: reason, up to :data:`NOT_PLAYED_MAX` characters, is taken as typed).
+NOT_PLAYED_REASONS = ("time", "late play", "fouled board", "board missing")
+NOT_PLAYED_MAX = 40
+
+_RELATIVE = re.compile(r"([+-])([0-9]{1,2})")
+
+
+def tricks_from_result(level: int, result: str, contract: str = "") -> int:
+    """Tricks taken by declarer from a result relative to a ``level`` contract:
+    ``=`` made exactly, ``+n`` overtricks, ``-n`` down (``\u2212`` and ``\u2013`` are minus)."""
+    text = result.strip().replace("\u2212", "-").replace("\u2013", "-")
+    if text == "=":
+        delta = 0
+    else:
+        m = _RELATIVE.fullmatch(text)
+        if m is None or int(m.group(2)) == 0:
+            raise EntryError(f"the result is =, +1, -2 and so on, not {result[:10]!r}",
+                             "result")
+        delta = int(m.group(2)) * (1 if m.group(1) == "+" else -1)
+    tricks = 6 + level + delta
+    if not 0 <= tricks <= 13:
+        raise EntryError(f"{text} is impossible in {contract or f'a {level}-level contract'}: "
+                         f"at most {'+' + str(7 - level) if level < 7 else '='}, "
+                         f"at worst -{6 + level}", "result")
+    return tricks
+
+
+def relative(contract: str | None, tricks: int | None) -> str:
+    """A recorded result as the tables say it: ``=``, ``+1``, ``−2`` (empty if none)."""
+    if not contract or contract == "PASS" or tricks is None or not contract[0].isdigit():
+        return ""
+    delta = tricks - 6 - int(contract[0])
+    return "=" if delta == 0 else f"+{delta}" if delta > 0 else f"\u2212{-delta}"
+
 
 @dataclass(frozen=True)
 class Entry:
-    """What a table types: contract (``"4SX"``, ``"PASS"``), declarer, lead, tricks."""
+    """What a table types: contract (``"4SX"``, ``"PASS"``), declarer, lead, tricks.
+
+    ``result`` (``"="``, ``"+1"``, ``"-2"``) may stand for ``tricks``; given both,
+    they must agree. ``not_played`` is the reason a table gives for a board it did
+    not play (the contract is then not read).
+    """
 
     board: int
     contract: str
     declarer: str = ""
     tricks: int | None = None
     lead: str = ""
+    result: str = ""
+    not_played: str = ""
 
     def checked(self) -> tuple[Contract, str | None, str | None, int]:
         """The parsed contract, declarer letter, lead and tricks, or an :class:`EntryError`."""
@@ -80,13 +134,30 @@ class Entry:
         if decl not in ("N", "E", "S", "W"):
             raise EntryError("choose the declarer: N, E, S or W", "declarer")
         c = c.with_declarer(Seat.parse(decl))
-        if self.tricks is None or not 0 <= self.tricks <= 13:
+        tricks = self.tricks
+        if self.result:
+            made = tricks_from_result(c.level, self.result, text)
+            if tricks is not None and tricks != made:
+                raise EntryError(f"{self.result.strip()} and {tricks} tricks disagree: give "
+                                 "one of them", "tricks")
+            tricks = made
+        if tricks is None or not 0 <= tricks <= 13:
             raise EntryError("tricks taken by declarer must be 0 to 13", "tricks")
         lead = self.lead.strip().upper().replace("10", "T")
         if lead:
             if len(lead) != 2 or lead[0] not in "SHDC" or lead[1] not in LEADS:
                 raise EntryError("the opening lead is a suit and a rank, e.g. SQ or H7", "lead")
-        return c, decl, lead or None, self.tricks
+        return c, decl, lead or None, tricks
+
+    def reason(self) -> str:
+        """The not-played reason, checked: some text, at most :data:`NOT_PLAYED_MAX`."""
+        why = " ".join(self.not_played.split())
+        if not why:
+            raise EntryError("say why the board was not played", "not_played")
+        if len(why) > NOT_PLAYED_MAX:
+            raise EntryError(f"the reason is at most {NOT_PLAYED_MAX} characters "
+                             f"({len(why)} were sent)", "not_played")
+        return why
 
 
 def contract_text(c: Contract) -> str:
@@ -214,20 +285,25 @@ def warnings_for(store: Store, ce: ClubEvent, section: str, table: int, round_no
 def submit(store: Store, club_event_id: int, section: str, table: int, round_no: int,
            entry: Entry, *, submission_id: str, who: str, confirm: bool = False,
            ns: int | None = None, ew: int | None = None,
-           ce: ClubEvent | None = None, late: bool | None = None) -> Outcome:
+           ce: ClubEvent | None = None, late: bool | None = None,
+           pending: bool = False) -> Outcome:
     """Record one result. Idempotent on ``submission_id``; a second entry is a conflict.
 
     A result entered after the results were published is marked ``late`` (``late``
     given: as the caller read publication; else from ``ce``). A table's entry goes
     through :func:`~dealer.store.results.fairplay.submit_at_table`, which holds
-    the table to its current round.
+    the table to its current round. ``pending``: the opponents have yet to accept
+    it (:func:`accept`); until then it is kept but not scored.
     """
     check_submission_id(submission_id)
     # A retry of a form we already have is not looked up first: its insert meets the
     # unique constraints and _after_race answers "duplicate". One query less per entry.
     if ce is None or ce.id != club_event_id:
         ce = get_event(store, club_event_id)
-    contract, decl, lead, tricks = entry.checked()
+    if entry.not_played:
+        reason, (contract, decl, lead, tricks) = entry.reason(), (None, None, None, None)
+    else:
+        reason, (contract, decl, lead, tricks) = None, entry.checked()
     m = movement_of(ce, section)
     try:
         sitting = m.at(table, round_no)
@@ -240,13 +316,18 @@ def submit(store: Store, club_event_id: int, section: str, table: int, round_no:
     warnings = warnings_for(store, ce, section, table, round_no, entry.board, ns, ew)
     if warnings and not confirm:
         return Outcome("needs-confirmation", message="; ".join(warnings), warnings=warnings)
-    vul = vulnerability_of(store, ce, entry.board)
-    score = 0 if contract.is_passed_out else score_ns(contract, tricks, vul)
+    score: int | None = None
+    if contract is not None:
+        vul = vulnerability_of(store, ce, entry.board)
+        score = 0 if contract.is_passed_out else score_ns(contract, tricks or 0, vul)
     values = dict(club_event_id=club_event_id, section=section, table_no=table,
                   round_no=round_no, board=entry.board, ns=ns, ew=ew,
-                  contract="PASS" if contract.is_passed_out else contract_text(contract),
-                  declarer=decl, lead=lead, tricks=None if contract.is_passed_out else tricks,
-                  score=score, entered_by=who[:100],
+                  contract=None if contract is None else
+                  "PASS" if contract.is_passed_out else contract_text(contract),
+                  declarer=decl, lead=lead,
+                  tricks=None if contract is None or contract.is_passed_out else tricks,
+                  score=score, not_played=reason is not None, not_played_reason=reason,
+                  pending=pending, entered_by=who[:100],
                   late=ce.published_at is not None if late is None else late)
     try:
         if store.engine.dialect.name == "postgresql":
@@ -259,9 +340,34 @@ def submit(store: Store, club_event_id: int, section: str, table: int, round_no:
     except IntegrityError:
         return _after_race(store, club_event_id, section, table, entry.board, submission_id)
     # What describe() reads, without building a mapped object for one sentence.
-    row = SimpleNamespace(ns_artificial=None, not_played=False, **values)
+    row = SimpleNamespace(ns_artificial=None, **values)
     return Outcome("recorded", rid, score, f"board {entry.board}: {describe(row)}",
                    warnings)
+
+
+@dataclass(frozen=True)
+class Preview:
+    """A result as it would be recorded, before it is sent: its score and its words."""
+
+    board: int
+    score: int | None
+    vulnerability: Vulnerability
+    words: str
+
+
+def preview(store: Store, ce: ClubEvent, entry: Entry) -> Preview:
+    """What ``entry`` would record (the core's own scoring, nothing written), or an
+    :class:`EntryError` naming what is missing or wrong."""
+    vul = vulnerability_of(store, ce, entry.board)
+    if entry.not_played:
+        return Preview(entry.board, None, vul, f"not played ({entry.reason()})")
+    contract, decl, lead, tricks = entry.checked()
+    if contract.is_passed_out:
+        return Preview(entry.board, 0, vul, "passed out")
+    score = score_ns(contract, tricks, vul)
+    words = (f"{contract_text(contract)} by {decl} {relative(contract_text(contract), tricks)}"
+             f" ({tricks} tricks): NS {score:+d}")
+    return Preview(entry.board, score, vul, words)
 
 
 def _after_race(store: Store, club_event_id: int, section: str, table: int, board: int,

@@ -19,6 +19,11 @@ the board, so the rules follow the movement and the table's own results:
   later one it entered ahead); a finished round is the director's. A change
   made after the table was shown the board is flagged (``changed_after_view``)
   for the desk.
+* **Acceptance.** When the director asks for it (``ClubEvent.ew_accept``), a
+  table's entry is *pending* until East-West accept it on the same phone
+  (:func:`accept_at_table`): not scored, not shown to anyone else, and it does
+  not finish a round (the table may still change it). Everywhere here "entered"
+  means accepted.
 * **Cards and closing.** New table cards for a session replace every token
   (``TableToken.issue`` counts up); an old card then says it was replaced.
   Closing an event ends its tokens. Both are in the audit log.
@@ -55,6 +60,7 @@ from dealer.store import audit
 from dealer.store.models import AuditEntry
 from dealer.store.panel_models import ClubEvent, TableToken, TableView
 from dealer.store.repository import Store
+from dealer.store.results import postgres
 from dealer.store.results.club_events import REVEAL, get_event, movement_of
 from dealer.store.results.common import (
     CLUB_EVENTS,
@@ -66,6 +72,7 @@ from dealer.store.results.common import (
     transaction,
 )
 from dealer.store.results.entry import Entry, submit
+from dealer.store.results.reading import AT_TABLE_BOARD, describe, detached
 
 
 class Refused(EntryError):
@@ -156,10 +163,11 @@ class TableState:
     allow_ahead: bool
     closed: bool
     published: bool
+    ew_accept: bool = False
 
 
 _STATE = (select(CLUB_EVENTS.c.allow_ahead, CLUB_EVENTS.c.closed_at, CLUB_EVENTS.c.published_at,
-                 RESULTS.c.board)
+                 CLUB_EVENTS.c.ew_accept, RESULTS.c.board, RESULTS.c.pending)
           .select_from(CLUB_EVENTS.outerjoin(RESULTS, and_(
               RESULTS.c.club_event_id == CLUB_EVENTS.c.id,
               RESULTS.c.section == bindparam("section"),
@@ -168,16 +176,17 @@ _STATE = (select(CLUB_EVENTS.c.allow_ahead, CLUB_EVENTS.c.closed_at, CLUB_EVENTS
 
 
 def table_state(store: Store, club_event_id: int, section: str, table: int) -> TableState:
-    """The table's entered boards and the event's switches, in one query."""
+    """The table's entered (accepted) boards and the event's switches, in one query."""
     with store.reads.connect() as conn:
         rows = conn.execute(_STATE, {"ce": club_event_id, "section": section,
                                      "table": table}).all()
     if not rows:
         raise EntryError(f"there is no club event {club_event_id}")
     first = rows[0]
-    return TableState(frozenset(r.board for r in rows if r.board is not None),
+    return TableState(frozenset(r.board for r in rows if r.board is not None
+                                and not r.pending),
                       bool(first.allow_ahead), first.closed_at is not None,
-                      first.published_at is not None)
+                      first.published_at is not None, bool(first.ew_accept))
 
 
 def closed_message() -> str:
@@ -213,12 +222,57 @@ def submit_at_table(store: Store, ce: ClubEvent, section: str, table: int, entry
                       f"({', '.join(map(str, m.at(table, cur).boards))}) first. Ask the "
                       "director if the table must enter ahead.", "round")
     out = submit(store, ce.id, section, table, rnd, entry, submission_id=submission_id,
-                 who=who, confirm=confirm, ce=ce, late=state.published)
+                 who=who, confirm=confirm, ce=ce, late=state.published,
+                 pending=state.ew_accept)
     if ahead and out.status == "recorded":
         with store.write() as s:
             add_audit(s, who, "enter-ahead", f"event {ce.id} table {section}{table}",
                       f"board {entry.board} of round {rnd} entered in round {cur}")
     return out
+
+
+# ---------------------------------------------------------------- the opponents accept
+# Parameters named apart from the columns (an UPDATE reserves the column names).
+_ACCEPT = (update(RESULTS)
+           .where(RESULTS.c.club_event_id == bindparam("_ce"),
+                  RESULTS.c.section == bindparam("_section"),
+                  RESULTS.c.table_no == bindparam("_table"),
+                  RESULTS.c.board == bindparam("_board"),
+                  RESULTS.c.pending.is_(True), RESULTS.c.version == bindparam("_version"))
+           .values(pending=False, updated_at=bindparam("_at"))
+           .returning(RESULTS.c.id))
+
+
+def accept_at_table(store: Store, ce: ClubEvent, section: str, table: int, board: int, *,
+                    version: int) -> Outcome | None:
+    """East-West accept North-South's entry on ``board`` as they were shown it
+    (``version``); from now on it counts. ``None``: the table has no entry there.
+
+    One UPDATE on both backends, guarded by the version shown: a result North-South
+    changed after East-West looked is a ``conflict`` (shown again), an accepted one
+    a ``duplicate`` (a resent form), never accepted twice or in a form not seen.
+    """
+    if get_event(store, ce.id).closed_at is not None:
+        raise Refused(closed_message(), "closed")
+    args = {"_ce": ce.id, "_section": section, "_table": table, "_board": board,
+            "_version": version, "_at": now()}
+    if store.engine.dialect.name == "postgresql":
+        rid = postgres.accept_entry(store, _ACCEPT, args)
+    else:
+        with transaction(store) as conn:
+            rid = conn.execute(_ACCEPT, args).scalar()
+    if rid is not None:
+        return Outcome("accepted", rid, None, f"board {board} accepted")
+    with store.reads.connect() as conn:
+        row = conn.execute(AT_TABLE_BOARD, {"ce": ce.id, "section": section, "table": table,
+                                            "board": board}).first()
+    if row is None:
+        return None
+    if not row.pending:
+        return Outcome("duplicate", row.id, row.score, "already accepted; nothing changed")
+    return Outcome("conflict", row.id, row.score,
+                   f"North-South changed it meanwhile (now {describe(detached(row))}): check it "
+                   "again before accepting")
 
 
 # ---------------------------------------------------------------- what a table was shown

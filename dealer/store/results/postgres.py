@@ -1,6 +1,9 @@
 """PostgreSQL only: a table's entry, and a correction, each as ONE statement.
 
 A table's entry is two inserts and a correction an update and two inserts;
+the opponents' acceptance of a pending entry is one update on both backends
+(:data:`ACCEPT` in :mod:`dealer.store.results.entry`), run here without a
+transaction around it;
 in one transaction each that is four or five round trips to the server
 (BEGIN, the statements, COMMIT), and on the two cores of a club laptop the
 round trips cost more than the work. PostgreSQL runs data-modifying CTEs
@@ -51,7 +54,8 @@ def _statements() -> tuple[Executable, Executable, Executable]:
     stamp = DateTime(timezone=True)
     entry_cols = ("club_event_id", "section", "table_no", "round_no", "board", "ns", "ew",
                   "contract", "declarer", "lead", "tricks", "score", "not_played",
-                  "fouled_group", "version", "entered_by", "created_at", "updated_at", "late")
+                  "not_played_reason", "pending", "fouled_group", "version", "entered_by",
+                  "created_at", "updated_at", "late")
     row = (insert(RESULTS).values({c: bindparam(c, type_=RESULTS.c[c].type)
                                    for c in entry_cols})
            .returning(RESULTS.c.id).cte("row"))
@@ -100,8 +104,16 @@ def record_entry(store: Store, values: dict[str, object], submission_id: str) ->
     # One statement, so one round trip, in its own implicit transaction.
     with store.reads.connect() as conn:
         return conn.execute(ENTRY, {
-            **values, "not_played": False, "fouled_group": 0, "version": 1,
+            "not_played": False, "not_played_reason": None, "pending": False, **values,
+            "fouled_group": 0, "version": 1,
             "created_at": stamp, "updated_at": stamp, "_sid": submission_id}).scalar_one()
+
+
+def accept_entry(store: Store, statement: Executable, args: dict[str, object]) -> int | None:
+    """The acceptance (one UPDATE ... RETURNING) in its own implicit transaction: one
+    round trip. Returns the accepted result's id, or ``None`` if nothing matched."""
+    with store.reads.connect() as conn:
+        return conn.execute(statement, args).scalar()
 
 
 def write_correction(store: Store, row: ResultLine, new: dict, changed: dict, old: dict, *,

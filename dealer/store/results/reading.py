@@ -37,10 +37,16 @@ RESULT_BY_ID = select(RESULTS).where(RESULTS.c.id == bindparam("rid"))
 CLUB_EVENT_BY_ID = select(CLUB_EVENTS).where(CLUB_EVENTS.c.id == bindparam("ce"))
 
 
-def results(store: Store, club_event_id: int) -> list[ResultRow]:
+def results(store: Store, club_event_id: int, *,
+            include_pending: bool = False) -> list[ResultRow]:
+    """The event's results by board, section and table. A result East-West have not
+    accepted yet (``pending``) is not a result: it is left out unless asked for."""
+    q = select(ResultRow).where(ResultRow.club_event_id == club_event_id)
+    if not include_pending:
+        q = q.where(ResultRow.pending.is_(False))
     with reading(store) as s:
-        return list(s.scalars(select(ResultRow).where(ResultRow.club_event_id == club_event_id)
-                              .order_by(ResultRow.board, ResultRow.section, ResultRow.table_no)))
+        return list(s.scalars(q.order_by(ResultRow.board, ResultRow.section,
+                                         ResultRow.table_no)))
 
 
 def table_results(store: Store, club_event_id: int, section: str, table: int,
@@ -119,7 +125,8 @@ def describe(row: ResultRow | ResultLine | SimpleNamespace) -> str:
     if getattr(row, "weighted", None):
         return f"weighted {row.weighted}"
     if row.not_played:
-        return "not played"
+        why = getattr(row, "not_played_reason", None)
+        return f"not played ({why})" if why else "not played"
     if row.contract == "PASS":
         return "passed out"
     return f"{row.contract} by {row.declarer}, {row.tricks} tricks, NS {row.score:+d}"
