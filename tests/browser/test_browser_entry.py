@@ -112,8 +112,7 @@ def test_record_is_on_the_phones_screen_and_the_score_shows_before_sending(serve
     phone.select_option("#board", str(b1))
     for name, value in (("level", "4"), ("strain", "S"), ("declarer", "N"), ("result", "+1")):
         _tap(phone, name, value)
-    phone.wait_for_function(
-        "document.querySelector('#score-preview').textContent.includes('NS +450')")
+    phone.locator("#score-preview", has_text="NS +450").wait_for()
     assert phone.input_value("#tricks") == "11"  # the chip and the tricks agree
     # 7NT cannot make +1: the chips the level cannot have are greyed out.
     _tap(phone, "level", "7")
@@ -121,8 +120,7 @@ def test_record_is_on_the_phones_screen_and_the_score_shows_before_sending(serve
     assert not phone.is_checked("#entry input[name=result][value='+1']")
     _tap(phone, "level", "4")
     _tap(phone, "result", "+1")
-    phone.wait_for_function(
-        "document.querySelector('#score-preview').textContent.includes('NS +450')")
+    phone.locator("#score-preview", has_text="NS +450").wait_for()
     _assert_reachable(phone, "#score-preview")
     shot(phone, "15-entry-phone-score-before-sending")
     with phone.expect_navigation():
