@@ -83,3 +83,22 @@ def test_board_sticker_reads_as_a_board_not_a_card() -> None:
 def test_restricted_to_its_symbology() -> None:
     frame = render_card_frame(CARDS[0], design="qr", seed=1)
     assert not BarcodeReader("zxing", "code128").read(frame).accepted
+
+
+def test_code128_is_read_in_the_direction_the_outline_gives() -> None:
+    # zxing reads a Code128 only across the card's long side (the outline says which
+    # way that is), not in both directions every time: a card standing up reads too,
+    # and so does one whose outline cannot be found (both directions are tried).
+    import cv2
+
+    from vision.locate import Located, locate
+
+    reader = BarcodeReader("zxing", "code128", deck_id=7)
+    for i, card in enumerate(CARDS):
+        frame = render_card_frame(card, design="code128", deck_id=7, seed=20 + i)
+        standing = cv2.rotate(frame, cv2.ROTATE_90_CLOCKWISE)
+        assert isinstance(locate(standing), Located)
+        assert reader.read(frame).card == card and reader.read(standing).card == card
+        assert reader.texts(frame, landscape=True) and not reader.texts(frame, landscape=False)
+        assert reader.texts(standing, landscape=False) and not reader.texts(standing, landscape=True)
+        assert reader.texts(frame, landscape=None) == reader.texts(frame, landscape=True)
