@@ -17,6 +17,11 @@ tables entered is *duplicated*.
     .venv/bin/python bench/panel_load.py              # 60 s per backend
     .venv/bin/python bench/panel_load.py --seconds 10 --backends sqlite
     .venv/bin/python bench/panel_load.py --workers 2 --threads 4
+    .venv/bin/python bench/panel_load.py --accept     # East-West accept each entry
+
+``--accept`` turns the event's acceptance step on (``ClubEvent.ew_accept``): each
+entry is then pending until the table sends East-West's acceptance (a second POST,
+resent now and then like any form); an entry never accepted counts as lost.
 
 Besides p50/p99, throughput, lost and duplicated it reports the panel's CPU
 time a request (gunicorn's processes) and the spread of the tables' mean
@@ -116,6 +121,7 @@ class Table:
     ledger: dict[int, int] = field(default_factory=dict)     # board -> tricks told recorded
     versions: dict[int, int] = field(default_factory=dict)
     rounds: dict[int, int] = field(default_factory=dict)
+    accept: bool = False  # East-West accept each entry (a second POST)
     retries: int = 0
     errors: list[str] = field(default_factory=list)
 
@@ -217,6 +223,13 @@ async def run_table(port: int, t: Table, deadline: float, seed: int) -> None:
                     status, _, _ = await _request(conn, t, "POST", path, body, cookie)
                     if status != 302:
                         t.errors.append(f"retry board {board}: HTTP {status}")
+                if t.accept:  # the phone passed to East-West, who accept what they see
+                    accept = _form(csrf_token=token, version=1)
+                    apath = f"/t/{t.token}/accept/{board}"
+                    for _ in range(2 if rnd.random() < RETRY_RATE else 1):
+                        status, _, _ = await _request(conn, t, "POST", apath, accept, cookie)
+                        if status != 302:
+                            t.errors.append(f"accept board {board}: HTTP {status}")
             else:
                 # A table changes only its round in progress (issue 13): once every board
                 # is entered, that is its last round.
@@ -286,7 +299,8 @@ def _wait_ready(port: int, workers: int) -> None:
 
 
 # ------------------------------------------------------------------ one backend
-def run_backend(name: str, url: str, seconds: float, workers: int, threads: int) -> dict:
+def run_backend(name: str, url: str, seconds: float, workers: int, threads: int,
+                accept: bool = False) -> dict:
     from dealer.store import Store
     from dealer.store import results as rs
     from dealer.store.panel_models import ResultChange, ResultRow
@@ -294,13 +308,14 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int)
     instance = Path(tempfile.mkdtemp(prefix="bw-bench-inst-"))
     (instance / "secret_key").write_text(uuid.uuid4().hex)
     store = Store.open(url)
-    ce = rs.create_club_event(store, "Load test", tables=TABLES, sections=SECTIONS)
+    ce = rs.create_club_event(store, "Load test", tables=TABLES, sections=SECTIONS,
+                              ew_accept=accept)
     tables = []
     for tok in rs.tokens(store, ce):
         m = rs.movement(store, ce, tok.section)
         sittings = [(s.round, b) for s in sorted(m.sittings, key=lambda s: s.round)
                     if s.table == tok.table_no for b in s.boards]
-        tables.append(Table(tok.section, tok.table_no, tok.token, sittings))
+        tables.append(Table(tok.section, tok.table_no, tok.token, sittings, accept=accept))
     port = free_port()
     env = dict(os.environ, BOARDWRIGHT_DATABASE_URL=url, BOARDWRIGHT_INSTANCE=str(instance))
     # The panel's own gunicorn settings (webpanel/gunicorn_config.py), as a club would run it.
@@ -325,7 +340,7 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int)
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
-    rows = rs.results(store, ce)
+    rows = rs.results(store, ce)  # accepted results only: a pending one is not a result
     with store.session() as s:
         changes = s.query(ResultChange).join(ResultRow).filter(
             ResultRow.club_event_id == ce).count()
@@ -340,7 +355,7 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int)
     means = sorted(statistics.fmean(t.latencies) for t in tables if t.latencies)
     errors = [e for t in tables for e in t.errors]
     out = {
-        "backend": name, "seconds": round(elapsed, 1), "tables": len(tables),
+        "backend": name, "accept": accept, "seconds": round(elapsed, 1), "tables": len(tables),
         "requests": len(lat), "throughput_rps": round(len(lat) / elapsed, 1),
         "panel_cpu_ms_per_request": round(1000 * panel_cpu / max(len(lat), 1), 2),
         "p50_ms": round(1000 * statistics.median(lat), 1) if lat else None,
@@ -369,13 +384,15 @@ def main() -> int:
     # SQLite's writers of both workers queue at the store's writer turn).
     ap.add_argument("--workers", type=int, default=2, help="gunicorn workers (2)")
     ap.add_argument("--threads", type=int, default=4, help="threads a worker (4)")
+    ap.add_argument("--accept", action="store_true",
+                    help="the acceptance step on: East-West accept each entry")
     a = ap.parse_args()
     runs = []
     for name in a.backends.split(","):
         if name == "sqlite":
             folder = Path(tempfile.mkdtemp(prefix="bw-bench-sqlite-"))
             runs.append(run_backend("sqlite", f"sqlite:///{folder / 'bw.sqlite'}", a.seconds,
-                                    a.workers, a.threads))
+                                    a.workers, a.threads, a.accept))
             if not os.environ.get("BW_BENCH_KEEP"):
                 shutil.rmtree(folder, ignore_errors=True)
             else:
@@ -384,7 +401,7 @@ def main() -> int:
             pg = PgCluster()
             try:
                 runs.append(run_backend("postgresql", pg.start(), a.seconds, a.workers,
-                                        a.threads))
+                                        a.threads, a.accept))
             finally:
                 pg.stop()
     ok = all(r["lost"] == 0 and r["duplicated"] == 0 and r["p99_ms"] is not None
