@@ -63,3 +63,21 @@ def table_tokens(app: Flask, ce: int) -> dict[int, str]:
     """Each table's token (section A, or a one-section event) by table number."""
     with app.app_context():
         return {t.table_no: t.token for t in rs.tokens(store(), ce)}
+
+
+def browser_login(page, base: str) -> None:
+    """Sign in as the director in a browser page: first-run setup with the fixed code, or log in."""
+    page.goto(base + "/")
+    if "/setup" in page.url:
+        page.fill("input[name=code]", SETUP_CODE)
+        page.fill("input[name=name]", "td")
+        page.fill("input[name=password]", PASSWORD)
+        page.fill("input[name=again]", PASSWORD)
+        page.click("button:has-text('Create')")
+    elif "/login" in page.url or page.locator("text=Director login").count():
+        if "/login" not in page.url:
+            page.click("text=Director login")
+        page.fill("input[name=name]", "td")
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button:has-text('Log in')")
+    page.wait_for_url(re.compile(r".*/events/?$"))

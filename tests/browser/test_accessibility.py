@@ -10,11 +10,10 @@ the events page, the results page, and the public results page a player reads.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
-from web_helpers import PASSWORD, SETUP_CODE
+from web_helpers import browser_login as _login
 
 from dealer.generate import random_dealset
 from dealer.store import results as rs
@@ -60,22 +59,6 @@ def night(server):
                                 submission_id=f"a{table}-{b}", who=f"table A{table}")
                 assert out.status == "recorded", out
     return base, ce, toks, m
-
-
-def _login(page, base: str) -> None:
-    page.goto(base + "/")
-    if "/setup" in page.url:
-        page.fill("input[name=code]", SETUP_CODE)
-        page.fill("input[name=name]", "td")
-        page.fill("input[name=password]", PASSWORD)
-        page.fill("input[name=again]", PASSWORD)
-        page.click("button:has-text('Create')")
-    else:
-        page.click("text=Director login")
-        page.fill("input[name=name]", "td")
-        page.fill("input[name=password]", PASSWORD)
-        page.click("button:has-text('Log in')")
-    page.wait_for_url(re.compile(r".*/events/?$"))
 
 
 def test_the_axe_check_is_live(browser) -> None:

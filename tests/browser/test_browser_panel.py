@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from web_helpers import PASSWORD, SETUP_CODE
+from web_helpers import browser_login as _login
 
 from dealer.generate import random_dealset
 from dealer.store import results as rs
@@ -18,22 +18,6 @@ expect = pw.expect
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
          "device_scale_factor": 2}
 LAPTOP = {"viewport": {"width": 1280, "height": 900}}
-
-
-def _login(page, base: str) -> None:
-    page.goto(base + "/")
-    if "/setup" in page.url:
-        page.fill("input[name=code]", SETUP_CODE)  # the server's console code (fixed here)
-        page.fill("input[name=name]", "td")
-        page.fill("input[name=password]", PASSWORD)
-        page.fill("input[name=again]", PASSWORD)
-        page.click("button:has-text('Create')")
-    else:
-        page.click("text=Director login")
-        page.fill("input[name=name]", "td")
-        page.fill("input[name=password]", PASSWORD)
-        page.click("button:has-text('Log in')")
-    page.wait_for_url(re.compile(r".*/events/?$"))
 
 
 def _state(page) -> str:

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from web_helpers import PASSWORD, SETUP_CODE
+from web_helpers import browser_login as _login
 
 from dealer.events.matchpoints import MatchpointOptions, score_matchpoints
 from dealer.generate import random_dealset
@@ -49,22 +49,6 @@ def night(server):
         ev = score_matchpoints(rs.as_results(rs.results(store(), ce)),
                                MatchpointOptions(numbering="by_line"))
     return base, ce, toks, ev
-
-
-def _login(page, base: str) -> None:
-    page.goto(base + "/")
-    if "/setup" in page.url:
-        page.fill("input[name=code]", SETUP_CODE)
-        page.fill("input[name=name]", "td")
-        page.fill("input[name=password]", PASSWORD)
-        page.fill("input[name=again]", PASSWORD)
-        page.click("button:has-text('Create')")
-    else:
-        page.click("text=Director login")
-        page.fill("input[name=name]", "td")
-        page.fill("input[name=password]", PASSWORD)
-        page.click("button:has-text('Log in')")
-    page.wait_for_url(re.compile(r".*/events/?$"))
 
 
 def test_publish_then_a_phone_reads_the_results(browser, night, shot, tmp_path: Path) -> None:
