@@ -49,6 +49,7 @@ class Row:
     ew_artificial: str | None = None
     not_played: bool = False
     fouled_group: int = 0
+    swapped: bool = False
 
 
 def _line(board: int, sec: str, table: int, ns: int, ew: int, contract: str, decl: str,
@@ -205,6 +206,26 @@ def test_usebio_adjusted_score_is_an_a_score_as_importers_expect() -> None:
     assert float(tl.findtext("NS_MATCH_POINTS") or "") > float(tl.findtext("EW_MATCH_POINTS")
                                                                or "")
     assert not any(t.tag.endswith("ARTIFICIAL") for t in root.iter())  # no made-up elements
+
+
+def test_usebio_a_swapped_line_names_the_pairs_that_sat_there_by_their_own_lines() -> None:
+    # Section A of two_sections(), board 1 at table 2: EW pair 2 sat North-South and NS
+    # pair 2 East-West (the desk's "Swap NS/EW"). The line's pairs keep their field.
+    rows = [r for r in two_sections() if r.section == "A"]
+    rows[1].swapped = True
+    names = {PairKey("A", "NS", 2): [usebio.Player("Nora North"), usebio.Player("Sam South")],
+             PairKey("A", "EW", 2): [usebio.Player("Eve East"), usebio.Player("Walt West")]}
+    s = score_event(rows, rs.as_results(rows), method="matchpoints", numbering="by_line")
+    assert not s.problem, s.problem
+    got = _read_like_cobalt(usebio.to_usebio("Monday", "2026.11.24", "pairs", "matchpoints",
+                                             s, random_dealset(range(1, 3)), players=names))
+    swapped = [ln for ln in got["lines"] if ln[4] == 450]
+    assert [(ln[0], ln[1]) for ln in swapped] == [("Eve East & Walt West",
+                                                   "Nora North & Sam South")]
+    root = ET.fromstring(usebio.to_usebio("Monday", "2026.11.24", "pairs", "matchpoints", s,
+                                          players=names))
+    line = next(tl for tl in root.iter("TRAVELLER_LINE") if tl.findtext("SCORE") == "450")
+    assert (line.findtext("NS_PAIR_NUMBER"), line.findtext("EW_PAIR_NUMBER")) == ("2EW", "2NS")
 
 
 def test_usebio_players_two_per_pair_named_when_a_member_list_gives_names() -> None:

@@ -159,8 +159,11 @@ def _section(parent: ET.Element, scored: Scored[RecordedResult], method: str, id
         ET.SubElement(bd, "BOARD_NUMBER").text = str(number)
         for r, nsv, ewv in lines:
             tl = ET.SubElement(bd, "TRAVELLER_LINE")
-            ET.SubElement(tl, "NS_PAIR_NUMBER").text = ids.of(r.section, "NS", r.ns)
-            ET.SubElement(tl, "EW_PAIR_NUMBER").text = ids.of(r.section, "EW", r.ew)
+            # The pairs as the PAIR elements name them: in a two-winner Mitchell a line
+            # whose pairs sat the wrong way (swapped) has an EW pair in the NS seats.
+            ns_line, ew_line = ("EW", "NS") if getattr(r, "swapped", False) else ("NS", "EW")
+            ET.SubElement(tl, "NS_PAIR_NUMBER").text = ids.of(r.section, ns_line, r.ns)
+            ET.SubElement(tl, "EW_PAIR_NUMBER").text = ids.of(r.section, ew_line, r.ew)
             if r.ns_artificial:
                 ET.SubElement(tl, "SCORE").text = adjusted_score(r.ns_artificial,
                                                                  r.ew_artificial or "")
