@@ -26,6 +26,8 @@ from dealer.events.matchpoints import MatchpointOptions, score_matchpoints
 from dealer.events.model import PairKey
 from dealer.events.rankings import score_card
 from dealer.generate import random_dealset
+from dealer.players.names import PlayerName
+from dealer.store import players as ps
 from dealer.store import results as rs
 from dealer.store.panel_models import ClubEvent
 from webpanel.db import store
@@ -377,3 +379,34 @@ def test_a_teams_page_shows_the_ranking_in_vps_and_no_pair_cards(tmp_path: Path)
     assert r.status_code == 200 and 'id="cards"' not in body
     for team, vp in vps.items():
         assert re.search(rf"<td>{team}</td><td>{vp:.2f}</td>", body), team
+
+
+def test_the_public_pdf_is_built_once_per_change_and_never_stale(club, monkeypatch) -> None:
+    """A room of phones opening the PDF costs one build; a result, a name or a seal
+    changed after it makes a new one (webpanel/publish.py, rs.public_stamp)."""
+    from dealer.formats import results_pdf
+    app, c, ce, set_id = club
+    publish(c, ce)
+    built: list[int] = []
+    real = results_pdf.results_pdf
+
+    def counting(*args, **kw):  # type: ignore[no-untyped-def]
+        built.append(1)
+        return real(*args, **kw)
+    monkeypatch.setattr(results_pdf, "results_pdf", counting)
+    s = app.test_client()
+    first = [s.get(f"/results/{ce}/results.pdf").get_data() for _ in range(5)]
+    assert len(built) == 1 and len(set(first)) == 1 and first[0].startswith(b"%PDF")
+    play_round(app, ce, 3)  # new results after publication (marked late)
+    after = s.get(f"/results/{ce}/results.pdf").get_data()
+    assert len(built) == 2 and after != first[0]
+    with app.app_context():
+        ps.set_pair(store(), ce, PairKey("A", "NS", 1),
+                    [PlayerName("Zoe Quill"), PlayerName("Abe Vance")], who="director")
+    named = s.get(f"/results/{ce}/results.pdf").get_data()
+    assert len(built) == 3 and "ZoeQuill" in pdf_text(named)
+    with app.app_context():
+        rs.set_sealed(store(), set_id, True)
+    sealed = s.get(f"/results/{ce}/results.pdf").get_data()
+    assert len(built) == 4
+    assert not [h for h in long_holdings(app, set_id) if h in pdf_text(sealed)]

@@ -13,6 +13,8 @@ once published, a club website links to them, and a player can type it.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -40,6 +42,10 @@ from webpanel.security import director_required, who
 bp = Blueprint("publish", __name__, url_prefix="/events/<int:ce_id>")
 #: The players' pages: published events only (module docstring).
 public = Blueprint("results", __name__, url_prefix="/results")
+
+#: Built public PDFs kept per process (the newest; one per event and version of its results).
+PDFS_KEPT = 8
+_PDFS_LOCK = threading.Lock()
 
 TYPES = {"csv": "text/csv", "pbn": "application/x-pbn", "xml": "application/xml",
          "pdf": "application/pdf"}
@@ -167,10 +173,24 @@ def pdf(ce_id: int) -> Response:
     """The printable A4 results (the PDF of the director's export, hand records unless
     the set is sealed)."""
     _published(ce_id)
-    ce = rs.get_event(store(), ce_id)
     name, date = rs.event_name(store(), ce_id)
-    body = results_pdf.results_pdf(name, date, score_event(store(), ce_id),
-                                   rs.dealset_of(store(), ce))
+    stamp = rs.public_stamp(store(), ce_id)
+    # Built once per change of what it shows, not once per reader: a room of phones
+    # opening the PDF at the end of the night costs one build (rs.public_stamp).
+    kept: OrderedDict[tuple[int, str], bytes] = current_app.extensions.setdefault(
+        "bw_public_pdfs", OrderedDict())
+    with _PDFS_LOCK:
+        body = kept.get((ce_id, stamp))
+        if body is not None:
+            kept.move_to_end((ce_id, stamp))
+    if body is None:
+        ce = rs.get_event(store(), ce_id)
+        body = results_pdf.results_pdf(name, date, score_event(store(), ce_id),
+                                       rs.dealset_of(store(), ce))
+        with _PDFS_LOCK:
+            kept[(ce_id, stamp)] = body
+            while len(kept) > PDFS_KEPT:
+                kept.popitem(last=False)
     return Response(body, mimetype="application/pdf", headers={
         "Content-Disposition": f'inline; filename="{_slug(name)}-{_slug(date)}.pdf"'})
 

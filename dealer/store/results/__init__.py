@@ -104,6 +104,7 @@ from dealer.store.results.progress import TableProgress, table_progress
 from dealer.store.results.publication import (
     may_unpublish,
     publish,
+    public_stamp,
     published_event,
     published_events,
     undo_until,
@@ -138,7 +139,7 @@ __all__ = [
     "replaced_card", "reveal_refusal", "reveals", "round_done", "round_of", "rounds_open",
     "submit_at_table", "table_state", "TrailLine", "trail", "desk_stamp", "TableProgress",
     "table_progress", "weighted_code", "weighted_parts",
-    "may_unpublish", "publish", "published_event", "published_events", "undo_until",
+    "may_unpublish", "publish", "public_stamp", "published_event", "published_events", "undo_until",
     "unpublish", "join", "sessions", "unit_of",
     "NOT_PLAYED_MAX", "NOT_PLAYED_REASONS", "Preview", "accept_at_table", "preview", "relative",
 ]

@@ -22,12 +22,14 @@ Both steps are written to the audit log in the same unit of work.
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
-from dealer.store.models import Event
-from dealer.store.panel_models import ClubEvent
+from dealer.store.models import DealSetRow, Event
+from dealer.store.panel_models import ClubEvent, ResultRow
+from dealer.store.player_models import PairPlayer
 from dealer.store.repository import Store
 from dealer.store.results.club_events import get_event
 from dealer.store.results.common import EntryError, aware, now, reading
@@ -98,6 +100,32 @@ def published_event(store: Store, club_event_id: int) -> tuple[ClubEvent, Event]
                         .where(ClubEvent.id == club_event_id,
                                ClubEvent.published_at.is_not(None))).first()
         return None if row is None else (row[0], row[1])
+
+
+def public_stamp(store: Store, club_event_id: int) -> str:
+    """A mark of everything a published page shows: it changes when a result is entered
+    or changed, a name is entered or edited, the event is renamed, published again, given
+    another deal set, or its set is sealed or unsealed. The panel keeps a built page
+    (the A4 PDF) under it, so a page is built once per change, not once per reader."""
+    with reading(store) as s:
+        ce = s.get(ClubEvent, club_event_id)
+        if ce is None:
+            return ""
+        count, versions = s.execute(
+            select(func.count(ResultRow.id), func.coalesce(func.sum(ResultRow.version), 0))
+            .where(ResultRow.club_event_id == club_event_id)).one()
+        names = s.execute(
+            select(PairPlayer.section, PairPlayer.line, PairPlayer.pair_no, PairPlayer.seat,
+                   PairPlayer.name, PairPlayer.number)
+            .where(PairPlayer.club_event_id == club_event_id)
+            .order_by(PairPlayer.section, PairPlayer.line, PairPlayer.pair_no,
+                      PairPlayer.seat)).all()
+        sealed = (None if ce.deal_set_id is None
+                  else s.scalar(select(DealSetRow.sealed).where(DealSetRow.id == ce.deal_set_id)))
+        event = s.get(Event, ce.event_id)
+        parts = [count, versions, ce.published_at, ce.deal_set_id, sealed,
+                 event.name if event else "", event.date if event else "", names]
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
 
 
 def published_events(store: Store) -> list[tuple[ClubEvent, Event]]:
