@@ -103,8 +103,8 @@ from dealer.store.results.fairplay import (
 from dealer.store.results.progress import TableProgress, table_progress
 from dealer.store.results.publication import (
     may_unpublish,
-    publish,
     public_stamp,
+    publish,
     published_event,
     published_events,
     undo_until,
