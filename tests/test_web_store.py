@@ -195,3 +195,12 @@ def test_acceptance_and_not_played_on_both_backends(db_url: str) -> None:  # noq
         assert (line.not_played, line.not_played_reason, line.score) == (False, None, 600)
         trail = [(c.field, c.old, c.new) for c in rs.changes(st, ce_id)]
         assert ("not_played_reason", "fouled board", "") in trail
+        # Closing the event ends acceptance: a pending entry stays pending, refused.
+        late = rs.submit_at_table(st, ce, "A", 1, rs.Entry(3, "2H", "E", result="="),
+                                  submission_id="c1", who="table A1")
+        assert late.status == "recorded"
+        rs.close_event(st, ce_id, who="director")
+        with pytest.raises(rs.Refused, match="closed"):
+            rs.accept_at_table(st, ce, "A", 1, 3, version=1)
+        assert [r.board for r in rs.results(st, ce_id, include_pending=True)
+                if r.pending] == [3]

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, render_template, request
-from flask.sessions import SecureCookieSessionInterface
+from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
+from flask.wrappers import Request
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from dealer.errors import BoardwrightError
@@ -44,6 +45,13 @@ class _SchemeSessions(SecureCookieSessionInterface):
     drops the cookie, so the login form's CSRF token never comes back ("Form
     expired"). ``SESSION_COOKIE_SECURE`` True or False still forces it.
     """
+
+    def open_session(self, app: Flask, request: Request) -> SecureCookieSession | None:  # type: ignore[override]
+        # A phone at a table sends no cookie at all: an empty session, without building
+        # the signing serializer that Flask makes first (a tenth of a table's entry).
+        if app.secret_key and not request.cookies.get(self.get_cookie_name(app)):
+            return self.session_class()
+        return super().open_session(app, request)
 
     def get_cookie_secure(self, app: Flask) -> bool:
         setting = app.config["SESSION_COOKIE_SECURE"]

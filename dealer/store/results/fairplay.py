@@ -83,14 +83,37 @@ class Refused(EntryError):
 # ---------------------------------------------------------------- the rules (pure)
 def playing(m: Movement, table: int) -> list[Sitting]:
     """The table's sittings with boards to enter, by round (no sit-outs, no rests)."""
-    return sorted((s for s in m.sittings if s.table == table and s.ns and s.ew and s.boards),
-                  key=lambda s: s.round)
+    return list(_by_table(m).get(table, ()))
+
+
+# Every table request asks playing() two or three times; walking a 25-table Mitchell's
+# 625 sittings each time was a tenth of an entry's cost. The panel's movements are
+# built once and never changed (club_events.movement_of caches them), so each one's
+# index is kept beside it: the entry holds the movement itself (an id is reused only
+# once its object is gone) and its number of sittings (a caller's own movement changed
+# since would be indexed again).
+_TABLES: dict[int, tuple[Movement, int, dict[int, tuple[Sitting, ...]]]] = {}
+
+
+def _by_table(m: Movement) -> dict[int, tuple[Sitting, ...]]:
+    kept = _TABLES.get(id(m))
+    if kept is not None and kept[0] is m and kept[1] == len(m.sittings):
+        return kept[2]
+    index: dict[int, list[Sitting]] = {}
+    for s in sorted(m.sittings, key=lambda s: s.round):
+        if s.ns and s.ew and s.boards:
+            index.setdefault(s.table, []).append(s)
+    built = {t: tuple(ss) for t, ss in index.items()}
+    if len(_TABLES) > 512:  # a bound, not a policy: the panel keeps 256 movements
+        _TABLES.clear()
+    _TABLES[id(m)] = (m, len(m.sittings), built)
+    return built
 
 
 def current_round(m: Movement, table: int, entered: Collection[int]) -> int:
     """The earliest round in which the table still has a board to enter; the last
     round once it has entered them all (1 for a table that never plays)."""
-    plays = playing(m, table)
+    plays = _by_table(m).get(table, ())
     for s in plays:
         if any(b not in entered for b in s.boards):
             return s.round
@@ -99,12 +122,12 @@ def current_round(m: Movement, table: int, entered: Collection[int]) -> int:
 
 def round_of(m: Movement, table: int, board: int) -> int | None:
     """The round in which ``table`` plays ``board`` (``None``: it never does)."""
-    return next((s.round for s in playing(m, table) if board in s.boards), None)
+    return next((s.round for s in _by_table(m).get(table, ()) if board in s.boards), None)
 
 
 def round_done(m: Movement, table: int, round_no: int, entered: Collection[int]) -> bool:
     """Whether the table has entered every board it plays in ``round_no``."""
-    return all(b in entered for s in playing(m, table) if s.round == round_no
+    return all(b in entered for s in _by_table(m).get(table, ()) if s.round == round_no
                for b in s.boards)
 
 
@@ -238,9 +261,14 @@ _ACCEPT = (update(RESULTS)
                   RESULTS.c.section == bindparam("_section"),
                   RESULTS.c.table_no == bindparam("_table"),
                   RESULTS.c.board == bindparam("_board"),
-                  RESULTS.c.pending.is_(True), RESULTS.c.version == bindparam("_version"))
+                  RESULTS.c.pending.is_(True), RESULTS.c.version == bindparam("_version"),
+                  # Closing the event ends acceptance too: checked in the same statement,
+                  # so the common case is one round trip (the reason is read on a miss).
+                  ~exists().where(CLUB_EVENTS.c.id == bindparam("_ce"),
+                                  CLUB_EVENTS.c.closed_at.is_not(None)))
            .values(pending=False, updated_at=bindparam("_at"))
            .returning(RESULTS.c.id))
+_CLOSED = select(CLUB_EVENTS.c.closed_at).where(CLUB_EVENTS.c.id == bindparam("ce"))
 
 
 def accept_at_table(store: Store, ce: ClubEvent, section: str, table: int, board: int, *,
@@ -252,8 +280,6 @@ def accept_at_table(store: Store, ce: ClubEvent, section: str, table: int, board
     changed after East-West looked is a ``conflict`` (shown again), an accepted one
     a ``duplicate`` (a resent form), never accepted twice or in a form not seen.
     """
-    if get_event(store, ce.id).closed_at is not None:
-        raise Refused(closed_message(), "closed")
     args = {"_ce": ce.id, "_section": section, "_table": table, "_board": board,
             "_version": version, "_at": now()}
     if store.engine.dialect.name == "postgresql":
@@ -264,6 +290,8 @@ def accept_at_table(store: Store, ce: ClubEvent, section: str, table: int, board
     if rid is not None:
         return Outcome("accepted", rid, None, f"board {board} accepted")
     with store.reads.connect() as conn:
+        if conn.execute(_CLOSED, {"ce": ce.id}).scalar() is not None:
+            raise Refused(closed_message(), "closed")
         row = conn.execute(AT_TABLE_BOARD, {"ce": ce.id, "section": section, "table": table,
                                             "board": board}).first()
     if row is None:
