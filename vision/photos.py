@@ -36,6 +36,7 @@ import numpy as np
 from dealer.cards import Card, CardError
 from vision.index import IndexReader
 from vision.learn import LearnError, bridge_order, learn
+from vision.locate import Located, locate
 from vision.sources import IMAGE_SUFFIXES
 
 FRAME_W, FRAME_H = 640, 480
@@ -115,12 +116,21 @@ def bench_deck(folder: Path) -> DeckResult:
                            f"{'…' if len(missing) > 6 else ''}): a learning pass needs all 52")
         return res
     frames = []
+    taught: dict[Card, Path] = {}
     for c in bridge_order():
-        img = _read(by_card[c][0])
-        if img is None:
-            res.not_learned = f"{by_card[c][0].name}: not a readable image"
+        # As at the gate: a card the camera could not find as one card is shown again,
+        # so the pass takes the first photo of each card (in name order) that the
+        # locator finds as one card; the rest are read.
+        for p in by_card[c]:
+            img = _read(p)
+            if img is not None and isinstance(locate(img), Located):
+                frames.append((p.name, img))
+                taught[c] = p
+                break
+        else:
+            res.not_learned = (f"no photo of {c} shows one card the locator finds "
+                               f"({len(by_card[c])} tried)")
             return res
-        frames.append((by_card[c][0].name, img))
     try:
         design = learn(folder.name, frames, source=str(folder))
     except LearnError as e:
@@ -131,7 +141,9 @@ def bench_deck(folder: Path) -> DeckResult:
     for card, paths in by_card.items():
         court = 11 <= int(card.rank) <= 13
         tally = res.courts if court else res.numbers
-        for p in paths[1:]:
+        for p in paths:
+            if p == taught[card]:
+                continue
             img = _read(p)
             if img is None:
                 res.rejected["unreadable image"] += 1
