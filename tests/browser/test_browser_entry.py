@@ -168,3 +168,47 @@ def test_east_west_accept_on_the_same_phone(server, browser, shot) -> None:
         assert [r.contract for r in rs.results(store(), ce)] == ["2H"]
     _assert_reachable(phone, "#send")
     ctx.close()
+
+
+def test_a_result_recorded_while_the_wifi_is_down_is_sent_when_it_is_back(server, browser,
+                                                                          shot) -> None:
+    """The phone loses the network: Record keeps the result on the phone (its outbox) and
+    says so; nothing reaches the panel. The network comes back: it is sent by itself, once,
+    and the page shows it recorded; the outbox is in localStorage, so it outlives the page."""
+    base, app = server
+    from dealer.store import results as rs
+    from webpanel.db import store
+    with app.app_context():
+        ce = rs.create_club_event(store(), "Wi-Fi drops", tables=3)
+        tok = {t.table_no: t.token for t in rs.tokens(store(), ce)}[1]
+        board = rs.movement(store(), ce).at(1, 1).boards[0]
+    ctx = browser.new_context(**PHONE)
+    phone = ctx.new_page()
+    phone.goto(f"{base}/t/{tok}")
+    ctx.set_offline(True)
+    phone.select_option("#board", str(board))
+    for name, value in (("level", "3"), ("strain", "NT"), ("declarer", "S"), ("result", "+1")):
+        _tap(phone, name, value)
+    phone.click("#send")
+    note = phone.locator("#outbox")
+    note.wait_for()
+    assert f"kept on this phone, board {board}" in note.inner_text()
+    assert phone.url == f"{base}/t/{tok}"  # no navigation to a browser error page
+    shot(phone, "19-entry-phone-outbox")
+    with app.app_context():
+        assert rs.results(store(), ce, include_pending=True) == []
+    kept = phone.evaluate("localStorage.getItem('bw-outbox')")
+    assert kept and f'"board":"{board}"' in kept
+    with phone.expect_navigation():  # the network back: sent, then the page reloads
+        ctx.set_offline(False)
+    phone.locator("#done li.done").first.wait_for()
+    assert phone.locator("#outbox").count() == 0
+    assert phone.evaluate("localStorage.getItem('bw-outbox')") == "[]"
+    with app.app_context():
+        rows = rs.results(store(), ce)
+    assert [(r.board, r.contract, r.declarer, r.tricks) for r in rows] == [(board, "3NT", "S", 10)]
+    # A second flush (another page load) sends nothing more.
+    phone.reload()
+    with app.app_context():
+        assert len(rs.results(store(), ce, include_pending=True)) == 1
+    ctx.close()

@@ -10,6 +10,74 @@ document.querySelectorAll("[data-bw-submission]").forEach((el) => {
   }
 });
 
+// The phone's outbox: a result recorded while the phone has no network (the club's Wi-Fi
+// dropped) is kept on the phone and sent, with its own submission id, as soon as the
+// network is back; the panel recognises a form sent twice, so nothing is entered twice.
+const OUTBOX_KEY = "bw-outbox";
+const outbox = () => {
+  try { return JSON.parse(localStorage.getItem(OUTBOX_KEY) || "[]"); } catch (e) { return []; }
+};
+const keepOutbox = (list) => {
+  try { localStorage.setItem(OUTBOX_KEY, JSON.stringify(list)); return true; } catch (e) { return false; }
+};
+const outboxNote = () => {
+  const waiting = outbox().filter((o) => o.page === location.pathname);
+  let note = document.getElementById("outbox");
+  if (!waiting.length) { if (note) note.remove(); return; }
+  if (!note) {
+    note = document.createElement("p");
+    note.id = "outbox";
+    note.className = "flash warn";
+    note.setAttribute("role", "status");
+    const main = document.querySelector("main") || document.body;
+    main.insertBefore(note, main.querySelector("#entry, .roundpick ~ *") || main.firstChild);
+  }
+  const boards = waiting.map((o) => o.board).join(", ");
+  note.textContent = `No network: kept on this phone, board ${boards}. It is sent as soon ` +
+    "as the Wi-Fi is back; keep this page open.";
+};
+let flushing = false;
+const flushOutbox = async () => {
+  if (flushing || !navigator.onLine) return;
+  flushing = true;
+  let sent = 0;
+  try {
+    for (const item of outbox()) {
+      try {
+        const r = await fetch(item.action, { method: "POST", body: new URLSearchParams(item.fields),
+                                             redirect: "manual" });
+        // Any answer from the panel ends the item: recorded, a resend recognised, or
+        // refused with a reason the page then shows. No answer: keep it for later.
+        if (r.type === "opaqueredirect" || r.status > 0) {
+          keepOutbox(outbox().filter((o) => o.id !== item.id));
+          sent += 1;
+        }
+      } catch (e) { break; }
+    }
+  } finally { flushing = false; }
+  outboxNote();
+  if (sent) location.reload();  // the page as the panel now has it
+};
+document.querySelectorAll("form[data-bw-entry]").forEach((form) => {
+  form.addEventListener("submit", (ev) => {
+    if (navigator.onLine !== false) return;
+    const fields = [...new FormData(form)].map(([k, v]) => [k, String(v)]);
+    const sid = (fields.find(([k]) => k === "submission_id") || [])[1] || String(Date.now());
+    const board = (fields.find(([k]) => k === "board") || [])[1] || "?";
+    const list = outbox().filter((o) => o.id !== sid);
+    list.push({ id: sid, page: location.pathname, action: form.action, fields, board });
+    if (!keepOutbox(list)) return;  // no storage: let the browser try (and say it failed)
+    ev.preventDefault();
+    ev.stopImmediatePropagation();
+    outboxNote();
+    const b = form.querySelector("button#send");
+    if (b) { b.disabled = true; b.textContent = "Kept on this phone"; }
+  });
+});
+window.addEventListener("online", flushOutbox);
+outboxNote();
+flushOutbox();
+
 // Disable the button while a result is sent, so a double tap sends once.
 document.querySelectorAll("form[data-bw-entry]").forEach((form) => {
   form.addEventListener("submit", () => {
