@@ -317,7 +317,8 @@ def test_usebio_one_section_reads_as_cobalt_reads_it() -> None:
     assert len(got["names"]) == 4 and set(got["names"].values()) == {"Unknown & Unknown"}
     assert len(got["lines"]) == len(rows)
     assert sorted(ln[4] for ln in got["lines"] if isinstance(ln[4], str)) == ["A6040"]
-    assert got["hands"][1]["North"] == ds.boards[0].deal[Seat.NORTH].to_pbn().split(".")[0]  # type: ignore[index]
+    # A void is an empty element, which xmltodict reads as None (random deals have voids).
+    assert (got["hands"][1]["North"] or "") == ds.boards[0].deal[Seat.NORTH].to_pbn().split(".")[0]  # type: ignore[index]
 
 
 def test_usebio_two_sections_read_as_importusebio_reads_them() -> None:
