@@ -1,0 +1,286 @@
+"""Build the real-photograph corpus for ``bench/vision.py --photos`` from a fetched public dataset.
+
+The source is the Roboflow Universe dataset "Card Detection" (cadyzedevelopmenthub,
+``card-detection-zk7wu`` version 12, licence **CC BY 4.0**), as exported into the
+public GitHub repository ``Ammememe/CardCounterML`` (its ``README.dataset.txt`` and
+``data.yaml`` state the licence). Fetch that repository's snapshot first (the
+search tool's ``fetch``, into ``/work/.mirror``); nothing is downloaded here.
+
+What it holds, told apart by the original file names and checked by eye on
+contact sheets (docs/vision.md): real photographs of three real decks, and
+synthetic images that are left out:
+
+=================  ==========================  =====================================
+original name      what                        deck written
+=================  ==========================  =====================================
+``IMG_20220921_*`` Android phone, portrait     ``phone-standard`` (white faces, a
+                   3:4, one card a photo       standard index, pictured courts)
+``IMG_77*, 78*``   iPhone, portrait 3:4        ``black-gold`` (black faces, gold and
+                                               silver pips and indices)
+``WIN_2024*``      Windows webcam, 16:9,       ``webcam-standard`` (white faces,
+                   several cards a frame       another standard deck on a light table)
+numbered, ``A_1_`` cards pasted on textures;   left out (synthetic; not a card)
+                   index crops
+=================  ==========================  =====================================
+
+How the photos are turned into gate frames, and why:
+
+- **One version of each photo.** Roboflow exported each photo three times with
+  mild noise (``…_jpg.rf.<hash>.jpg``); the first is kept.
+- **The export's stretch undone.** Every photo was stretched to 640×640
+  ("Resize to 640x640 (Stretch)", ``README.roboflow.txt``), which makes each card
+  a third too wide or too tall. Each camera session is given back its own shape
+  (3:4 portrait for the two phones, 16:9 for the webcam), checked by eye: cards
+  come back to a card's proportions.
+- **Labels from the boxes.** The dataset boxes the two corner indices of each
+  card, named by card. A card is used only when both its corner boxes are there;
+  the distance between them gives the card's size (the indices sit about 0.72 of
+  the card's diagonal apart), and its midpoint the card's centre.
+- **Gate scale and lie.** The gate's camera sees a card at a fixed size, long
+  side level; these photos are from any distance, at any angle. Each card is
+  shown as the gate would: the photo turned and scaled so the card lies level at
+  the frame's centre and covers about 95,000 px of a 640×480 frame (the gate's
+  cards cover 60,000 to 230,000), its angle and size from its two index boxes.
+  A frame reaching past the photo is filled by repeating its edge, as
+  ``vision/photos.py`` does. A card that would need more than 2.5× enlarging is
+  left out ("too small in the photo").
+- **One whole card.** A frame is written only when the card lies inside the
+  photo (its corners, from its two indices: these decks have two), and no
+  other card's box (another card, a back, a joker) lies inside the frame. What
+  is left out is counted by reason in ``SOURCES.md``. The labels never come from
+  the recogniser under test.
+
+Files are ``<CARD>-<photo>.jpg`` in one folder per deck, as ``vision/photos.py``
+reads them (a photo with several whole cards alone in their frames gives one file
+per card). ``SOURCES.md`` beside the decks names the source, commit, licence and
+counts. Ends with one JSON line.
+
+    .venv/bin/python bench/photos_fetch.py [GIT_DIR] [--out ~/.cache/boardwright/photos]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+NAMES = ['10C', '10D', '10H', '10S', '2C', '2D', '2H', '2S', '3C', '3D', '3H', '3S', '4C', '4D',
+         '4H', '4S', '5C', '5D', '5H', '5S', '6C', '6D', '6H', '6S', '7C', '7D', '7H', '7S', '8C',
+         '8D', '8H', '8S', '9C', '9D', '9H', '9S', 'AC', 'AD', 'AH', 'AS', 'BACK', 'BLACK JOKER',
+         'JC', 'JD', 'JH', 'JS', 'KC', 'KD', 'KH', 'KS', 'QC', 'QD', 'QH', 'QS', 'RED JOKER']
+NOT_CARDS = {"BACK", "BLACK JOKER", "RED JOKER"}
+REPO = "Ammememe/CardCounterML"
+DEFAULT_GIT_DIR = Path("/work/.mirror/Ammememe+CardCounterML/repo")
+DATASET = ("Roboflow Universe, cadyzedevelopmenthub/card-detection-zk7wu, version 12 "
+           "(https://universe.roboflow.com/cadyzedevelopmenthub/card-detection-zk7wu/dataset/12)")
+#: Original-name prefix -> (deck folder, the session's true width:height before the export's stretch).
+SESSIONS = {"IMG_20220921": ("phone-standard", 3 / 4), "IMG_77": ("black-gold", 3 / 4),
+            "IMG_78": ("black-gold", 3 / 4), "WIN_2024": ("webcam-standard", 16 / 9)}
+FRAME_W, FRAME_H = 640, 480
+CARD_AREA = 95_000  # px at the gate's scale; the locator takes 60,000-230,000
+CARD_RATIO = 88 / 63  # a card's long side over its short side
+MAX_ENLARGE = 2.5
+#: Between the two corner indices' centres, in mm of a 63x88 mm card: each index's centre
+#: sits about 12 % of the width and 15 % of the height in from its corner. Measured on the
+#: phone deck's photos the locator finds: the indices are 0.71-0.73 of the diagonal apart.
+INDEX_DX, INDEX_DY = 63 * 0.76, 88 * 0.70
+INDEX_SPAN = math.hypot(INDEX_DX, INDEX_DY) / math.hypot(63, 88)  # 0.72
+
+
+@dataclass
+class Box:
+    name: str
+    cx: float
+    cy: float
+    w: float
+    h: float
+
+
+def _git(repo: Path, *args: str, text: bool = True) -> str | bytes:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=True,
+                          text=text).stdout
+
+
+def session_of(base: str) -> tuple[str, float] | None:
+    return next((v for k, v in SESSIONS.items() if base.startswith(k)), None)
+
+
+def unstretch(img: np.ndarray, aspect: float) -> tuple[np.ndarray, float, float]:
+    """The photo at its session's own shape (its long side kept), and the x and y scales applied."""
+    h, w = img.shape[:2]
+    if aspect < 1:
+        nw, nh = round(h * aspect), h
+    else:
+        nw, nh = w, round(w / aspect)
+    return cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA), nw / w, nh / h
+
+
+def boxes_of(label_text: str, sx: float, sy: float, w: int, h: int) -> list[Box]:
+    out = []
+    for line in label_text.splitlines():
+        p = line.split()
+        if len(p) != 5:  # only boxes (class cx cy w h); this export has no polygons
+            continue
+        c, cx, cy, bw, bh = int(p[0]), *map(float, p[1:])
+        out.append(Box(NAMES[c], cx * w * sx, cy * h * sy, bw * w * sx, bh * h * sy))
+    return out
+
+
+def gate_frame(photo: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """The 640x480 frame the affine map ``m`` (photo -> frame) gives; past the photo, its edge repeated."""
+    return cv2.warpAffine(photo, m, (FRAME_W, FRAME_H), flags=cv2.INTER_AREA if abs(np.linalg.det(m[:, :2])) < 1
+                          else cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
+
+
+def to_gate(cx: float, cy: float, long_axis: float, scale: float) -> np.ndarray:
+    """The affine map that puts a card centred at (cx, cy), its long side at ``long_axis``
+    radians, at the frame's centre with its long side level, scaled by ``scale``: the
+    way the gate's camera sees every card (vision/render.py lays cards the same way)."""
+    c, s = math.cos(-long_axis) * scale, math.sin(-long_axis) * scale
+    return np.array([[c, -s, FRAME_W / 2 - c * cx + s * cy],
+                     [s, c, FRAME_H / 2 - s * cx - c * cy]])
+
+
+def card_corners(a: Box, b: Box, diag: float) -> np.ndarray:
+    """The card's four corners, from its two corner-index boxes.
+
+    These decks print their index at the top left and the bottom right only,
+    so the line between the two indices runs along the card's diagonal, and
+    the other diagonal crosses it at the angle a card's proportions give,
+    turned clockwise on the picture (either box may be the top-left one: the
+    card is the same).
+    """
+    ux, uy = (b.cx - a.cx), (b.cy - a.cy)
+    n = math.hypot(ux, uy)
+    ux, uy = ux / n, uy / n
+    cross = 2 * math.atan(1 / CARD_RATIO)  # the angle between a card's diagonals
+    c, s = math.cos(cross), math.sin(cross)
+    vx, vy = ux * c - uy * s, ux * s + uy * c
+    cx, cy, r = (a.cx + b.cx) / 2, (a.cy + b.cy) / 2, diag / 2
+    return np.array([(cx + r * ux, cy + r * uy), (cx + r * vx, cy + r * vy),
+                     (cx - r * ux, cy - r * uy), (cx - r * vx, cy - r * vy)])
+
+
+def cards_in(photo: np.ndarray, boxes: list[Box]) -> tuple[list[tuple[str, np.ndarray]], Counter[str]]:
+    """Every card shown whole and alone at gate scale, and why the others were left out."""
+    why: Counter[str] = Counter()
+    out = []
+    h, w = photo.shape[:2]
+    by_name: dict[str, list[Box]] = {}
+    for b in boxes:
+        by_name.setdefault(b.name, []).append(b)
+    for name, bs in sorted(by_name.items()):
+        if name in NOT_CARDS:
+            continue
+        if len(bs) != 2:
+            why["one corner index only" if len(bs) == 1 else "card boxed more than twice"] += 1
+            continue
+        a, b = bs
+        span = math.hypot(a.cx - b.cx, a.cy - b.cy)
+        diag = span / INDEX_SPAN
+        short = diag / math.hypot(1, CARD_RATIO)
+        area = short * short * CARD_RATIO
+        if area < 1:
+            why["indices on top of each other"] += 1
+            continue
+        scale = math.sqrt(CARD_AREA / area)
+        cx, cy = (a.cx + b.cx) / 2, (a.cy + b.cy) / 2
+        corners = card_corners(a, b, diag)
+        if corners.min() < 0 or corners[:, 0].max() > w or corners[:, 1].max() > h:
+            why["card not whole in the photo"] += 1
+            continue
+        if scale > MAX_ENLARGE:
+            why["too small in the photo"] += 1
+            continue
+        # The card's long side: the line between its indices turned by the angle
+        # between a card's diagonal and its long side, measured between its indices.
+        turn = math.atan2(INDEX_DX, INDEX_DY)
+        ux, uy = (b.cx - a.cx) / span, (b.cy - a.cy) / span
+        long_axis = math.atan2(ux * math.sin(turn) + uy * math.cos(turn),
+                               ux * math.cos(turn) - uy * math.sin(turn))
+        m = to_gate(cx, cy, long_axis, scale)
+        others = []
+        for o in boxes:
+            if o.name == name:
+                continue
+            ox, oy = m @ (o.cx, o.cy, 1.0)
+            reach = scale * max(o.w, o.h) / 2
+            if -reach < ox < FRAME_W + reach and -reach < oy < FRAME_H + reach:
+                others.append(o)
+        if others:
+            why["another card in the frame"] += 1
+            continue
+        out.append((name, gate_frame(photo, m)))
+    return out, why
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("git_dir", type=Path, nargs="?", default=DEFAULT_GIT_DIR,
+                    help=f"the fetched snapshot of {REPO} (default {DEFAULT_GIT_DIR})")
+    ap.add_argument("--out", type=Path, default=Path.home() / ".cache/boardwright/photos")
+    a = ap.parse_args()
+    if not (a.git_dir / "HEAD").exists() and not (a.git_dir / ".git").exists():
+        print(f"photos_fetch: no git snapshot at {a.git_dir}: fetch github:{REPO} first "
+              f"(the search tool's fetch puts it under /work/.mirror)", file=sys.stderr)
+        return 2
+    commit = str(_git(a.git_dir, "rev-parse", "HEAD")).strip()
+    files = str(_git(a.git_dir, "ls-tree", "-r", "--name-only", "HEAD")).split()
+    photos: dict[str, str] = {}
+    for f in sorted(files):
+        m = re.search(r"/images/((IMG|WIN)_[^/]*?)\.rf\.[0-9a-f]+\.jpg$", f)
+        if m and m.group(1) not in photos:
+            photos[m.group(1)] = f
+    why: dict[str, Counter[str]] = {}
+    decks: dict[str, Counter[str]] = {}
+    used_photos: dict[str, int] = Counter()
+    for base, f in photos.items():
+        sess = session_of(base)
+        if sess is None:
+            continue
+        deck, aspect = sess
+        label = f.replace("/images/", "/labels/").rsplit(".", 1)[0] + ".txt"
+        try:
+            text = str(_git(a.git_dir, "show", f"HEAD:{label}"))
+        except subprocess.CalledProcessError:
+            why.setdefault(deck, Counter())["photo without labels"] += 1
+            continue
+        raw = cv2.imdecode(np.frombuffer(_git(a.git_dir, "show", f"HEAD:{f}", text=False),  # type: ignore[arg-type]
+                                         np.uint8), cv2.IMREAD_COLOR)
+        photo, sx, sy = unstretch(raw, aspect)
+        found, reasons = cards_in(photo, boxes_of(text, sx, sy, raw.shape[1], raw.shape[0]))
+        why.setdefault(deck, Counter()).update(reasons)
+        folder = a.out / deck
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, frame in found:
+            cv2.imwrite(str(folder / f"{name}-{base}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
+            decks.setdefault(deck, Counter())[name] += 1
+        used_photos[deck] += bool(found)
+    summary = {d: {"frames": sum(c.values()), "cards": len(c), "photos": used_photos[d],
+                   "left_out": dict(why.get(d, {}))} for d, c in sorted(decks.items())}
+    lines = [f"# Real photographs\n\nFrom {DATASET}, licence **CC BY 4.0** (attribution: "
+             f"cadyzedevelopmenthub on Roboflow Universe), as exported into the GitHub "
+             f"repository {REPO} at commit {commit}.\n\nBuilt by bench/photos_fetch.py: one "
+             f"version of each real photograph (IMG_, WIN_), its export's stretch undone, each "
+             f"card whole and alone shown at the gate's scale, labelled by its two corner-index "
+             f"boxes.\n\n| deck | frames | cards | photos used | left out |\n|---|---|---|---|---|\n"]
+    for d, s in summary.items():
+        lo = ", ".join(f"{k} {v}" for k, v in sorted(s["left_out"].items()))
+        lines.append(f"| {d} | {s['frames']} | {s['cards']} | {s['photos']} | {lo} |\n")
+    (a.out / "SOURCES.md").write_text("".join(lines), encoding="utf-8")
+    print(json.dumps({"bench": "photos_fetch", "source": REPO, "commit": commit,
+                      "licence": "CC BY 4.0", "real_photographs": len(photos), "decks": summary}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
