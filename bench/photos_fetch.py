@@ -41,8 +41,9 @@ How the photos are turned into gate frames, and why:
   shown as the gate would: the photo turned and scaled so the card lies level at
   the frame's centre and covers about 95,000 px of a 640×480 frame (the gate's
   cards cover 60,000 to 230,000), its angle and size from its two index boxes.
-  A frame reaching past the photo is filled by repeating its edge, as
-  ``vision/photos.py`` does. A card that would need more than 2.5× enlarging is
+  Where that frame would reach past the photo, the card is brought closer (up
+  to 180,000 px) until it does not; what still reaches past is filled by
+  repeating the photo's edge, as ``vision/photos.py`` does. A card that would need more than 2.5× enlarging is
   left out ("too small in the photo").
 - **One whole card.** A frame is written only when the card lies inside the
   photo (its corners, from its two indices: these decks have two), and no
@@ -88,6 +89,7 @@ SESSIONS = {"IMG_20220921": ("phone-standard", 3 / 4), "IMG_77": ("black-gold", 
 FRAME_W, FRAME_H = 640, 480
 CARD_AREA = 95_000  # px at the gate's scale; the locator takes 60,000-230,000
 CARD_RATIO = 88 / 63  # a card's long side over its short side
+MAX_CARD = 180_000  # brought closer than CARD_AREA, up to this, rather than fill with edges
 MAX_ENLARGE = 2.5
 #: Between the two corner indices' centres, in mm of a 63x88 mm card: each index's centre
 #: sits about 12 % of the width and 15 % of the height in from its corner. Measured on the
@@ -150,6 +152,13 @@ def to_gate(cx: float, cy: float, long_axis: float, scale: float) -> np.ndarray:
                      [s, c, FRAME_H / 2 - s * cx - c * cy]])
 
 
+def _corners_outside(m: np.ndarray, w: int, h: int) -> int:
+    """How many of the frame's corners fall outside the photo (``m``: photo -> frame)."""
+    pts = np.array([[0, 0, 1], [FRAME_W, 0, 1], [FRAME_W, FRAME_H, 1], [0, FRAME_H, 1]],
+                   float) @ cv2.invertAffineTransform(m).T
+    return int(np.sum((pts[:, 0] < 0) | (pts[:, 0] > w) | (pts[:, 1] < 0) | (pts[:, 1] > h)))
+
+
 def card_corners(a: Box, b: Box, diag: float) -> np.ndarray:
     """The card's four corners, from its two corner-index boxes.
 
@@ -208,6 +217,11 @@ def cards_in(photo: np.ndarray, boxes: list[Box]) -> tuple[list[tuple[str, np.nd
         long_axis = math.atan2(ux * math.sin(turn) + uy * math.cos(turn),
                                ux * math.cos(turn) - uy * math.sin(turn))
         m = to_gate(cx, cy, long_axis, scale)
+        # Closer, up to a card of MAX_CARD px, while the frame reaches past the photo:
+        # the photo's own floor is better than its edge repeated.
+        while scale * 1.05 <= math.sqrt(MAX_CARD / area) and _corners_outside(m, w, h):
+            scale *= 1.05
+            m = to_gate(cx, cy, long_axis, scale)
         others = []
         for o in boxes:
             if o.name == name:
