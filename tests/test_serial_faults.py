@@ -85,10 +85,14 @@ def test_unplugged_cable_is_reported_and_resynchronised(link):
     with Emulator.start(seed=5, **FAST, **_endpoint(link)) as emu:
         with Machine.open(emu.url, **DRIVER) as m:
             h, res = _run_board(emu, m, after_drop=lambda n: n in (12, 40) and emu.unplug(0.6))
-            assert m.stats.link_lost >= 2 and m.stats.reconnects >= 2
+            # The last cards may be routed by retransmission before the supervisor's
+            # handshake completes (a loaded machine): the reconnect follows the board.
+            assert _settled(lambda: m.stats.reconnects, 2) >= 2
+            assert m.stats.link_lost >= 2
+            late = [type(e).__name__ for e in m.events(timeout=0.2)]
     assert res.ok, res
-    assert res.events["LinkLost"] >= 2
-    assert res.events["Connected"] >= 2
+    assert res.events["LinkLost"] + late.count("LinkLost") >= 2
+    assert res.events["Connected"] + late.count("Connected") >= 2
     assert emu.stats.faults["unplug"] == 2
 
 
