@@ -121,6 +121,7 @@ class Table:
     token: str
     sittings: list[tuple[int, int]]  # (round, board) in playing order
     latencies: list[float] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)  # what each request was (its path's verb)
     ledger: dict[int, int] = field(default_factory=dict)     # board -> tricks told recorded
     versions: dict[int, int] = field(default_factory=dict)
     rounds: dict[int, int] = field(default_factory=dict)
@@ -193,6 +194,8 @@ async def _request(conn: Connection, t: Table, method: str, path: str,
     start = time.perf_counter()
     out = await conn.exchange(method, path, body, cookie)
     t.latencies.append(time.perf_counter() - start)
+    parts = path.split("?", 1)[0].split("/")
+    t.kinds.append(f"{method} {parts[3] if len(parts) > 3 else 'page'}")
     return out
 
 
@@ -404,6 +407,7 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int,
         "results": len(rows), "corrections_audited": changes,
         "retries": sum(t.retries for t in tables), "lost": lost,
         "duplicated": max(duplicated, 0), "errors": len(errors),
+        "by_kind": _by_kind(tables),
     }
     print(f"{name}: {out['requests']} requests in {out['seconds']} s = "
           f"{out['throughput_rps']} req/s (panel CPU {out['panel_cpu_ms_per_request']} ms a "
@@ -413,6 +417,22 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int,
           f"duplicated {out['duplicated']}, errors {len(errors)}; "
           f"{out['pairs_named']} pairs named, names lost {names_lost}"
           + (f" (first: {errors[0]})" if errors else ""))
+    for kind, row in out["by_kind"].items():
+        print(f"  {kind:>14}: {row['n']:>6} requests, p50 {row['p50_ms']} ms, p99 {row['p99_ms']} ms")
+    return out
+
+
+def _by_kind(tables: list[Table]) -> dict[str, dict[str, float]]:
+    """p50 and p99 of each kind of request (the entry page, an entry, an acceptance...)."""
+    seen: dict[str, list[float]] = {}
+    for t in tables:
+        for kind, x in zip(t.kinds, t.latencies, strict=True):
+            seen.setdefault(kind, []).append(x)
+    out = {}
+    for kind, xs in sorted(seen.items()):
+        xs.sort()
+        out[kind] = {"n": len(xs), "p50_ms": round(1000 * statistics.median(xs), 1),
+                     "p99_ms": round(1000 * xs[int(0.99 * (len(xs) - 1))], 1)}
     return out
 
 

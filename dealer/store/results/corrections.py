@@ -33,7 +33,6 @@ from dealer.store.results import postgres
 from dealer.store.results.club_events import movement_of
 from dealer.store.results.common import (
     CHANGES,
-    CLUB_EVENTS,
     EDITABLE,
     FLAGS,
     RESULTS,
@@ -62,10 +61,11 @@ from dealer.store.results.fairplay import (
     current_round,
     may_change,
     round_of,
+    table_state,
     viewed_clause,
 )
 from dealer.store.results.reading import (
-    AT_TABLE,
+    AT_TABLE_BOARD,
     CLUB_EVENT_BY_ID,
     RESULT_BY_ID,
     SUBMISSION_SEEN,
@@ -82,12 +82,11 @@ _UPDATE_RESULT = update(RESULTS).where(RESULTS.c.id == bindparam("_rid"),
                                        RESULTS.c.version == bindparam("_read"))
 
 
-# A table's results with what guards its change: publication, closing, the switch for
-# entering ahead, and whether the table was shown the board.
-_AT_TABLE_GUARDED = (AT_TABLE.add_columns(CLUB_EVENTS.c.published_at, CLUB_EVENTS.c.closed_at,
-                                          CLUB_EVENTS.c.allow_ahead,
-                                          viewed_clause().label("viewed"))
-                     .join(CLUB_EVENTS, CLUB_EVENTS.c.id == RESULTS.c.club_event_id))
+# The table's result on one board, and whether the table was shown the board. What
+# else guards the change (publication, closing, entering ahead, the boards entered) is
+# the table's state (:func:`table_state`): a narrow read, not every column of every
+# result the table has entered (fifty by the end of a night).
+_BOARD_VIEWED = AT_TABLE_BOARD.add_columns(viewed_clause().label("viewed"))
 
 
 def correction_window_open(ce: ClubEvent, at: datetime | None = None) -> bool:
@@ -144,21 +143,22 @@ def correct_at_table(store: Store, ce: ClubEvent, section: str, table: int, boar
     check_reason(reason)
     check_submission_id(submission_id, required=False)
     with store.reads.connect() as conn:
-        rows = conn.execute(_AT_TABLE_GUARDED, {"ce": ce.id, "section": section,
-                                                "table": table}).all()
-    found = next((r for r in rows if r.board == board), None)
-    if found is None:
-        return None
-    *line, published_at, closed_at, allow_ahead, viewed = found
-    if published_at is not None:
+        found = conn.execute(_BOARD_VIEWED, {"ce": ce.id, "section": section, "table": table,
+                                             "board": board}).first()
+        if found is None:
+            return None
+        # A pending result (East-West have not accepted it) does not finish a round: the
+        # table may still change it, as in its current round (the state's boards are the
+        # accepted ones).
+        state = table_state(store, ce.id, section, table, conn)
+    *line, viewed = found
+    if state.published:
         raise EntryError("the results are published: ask the director", "published")
-    if closed_at is not None:
+    if state.closed:
         raise Refused(closed_message(), "closed")
     m = movement_of(ce, section)
-    # A pending result (East-West have not accepted it) does not finish a round: the
-    # table may still change it, as in its current round.
-    entered = {r.board for r in rows if not r.pending}
-    if not may_change(bool(allow_ahead), m, table, board, entered):
+    entered = state.entered
+    if not may_change(state.allow_ahead, m, table, board, entered):
         rnd = round_of(m, table, board)
         raise Refused(f"board {board} was played in round {rnd}, which this table has "
                       f"finished (it is in round {current_round(m, table, entered)}): "

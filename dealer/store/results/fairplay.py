@@ -51,7 +51,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import cast
 
-from sqlalchemy import Exists, Table, and_, bindparam, exists, insert, or_, select, update
+from sqlalchemy import (
+    Connection,
+    Exists,
+    Table,
+    and_,
+    bindparam,
+    exists,
+    insert,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -198,11 +209,15 @@ _STATE = (select(CLUB_EVENTS.c.allow_ahead, CLUB_EVENTS.c.closed_at, CLUB_EVENTS
           .where(CLUB_EVENTS.c.id == bindparam("ce")))
 
 
-def table_state(store: Store, club_event_id: int, section: str, table: int) -> TableState:
-    """The table's entered (accepted) boards and the event's switches, in one query."""
-    with store.reads.connect() as conn:
-        rows = conn.execute(_STATE, {"ce": club_event_id, "section": section,
-                                     "table": table}).all()
+def table_state(store: Store, club_event_id: int, section: str, table: int,
+                conn: Connection | None = None) -> TableState:
+    """The table's entered (accepted) boards and the event's switches, in one query
+    (on ``conn`` if given)."""
+    if conn is None:
+        with store.reads.connect() as conn:
+            return table_state(store, club_event_id, section, table, conn)
+    rows = conn.execute(_STATE, {"ce": club_event_id, "section": section,
+                                 "table": table}).all()
     if not rows:
         raise EntryError(f"there is no club event {club_event_id}")
     first = rows[0]
