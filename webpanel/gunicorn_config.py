@@ -50,6 +50,16 @@ class RedactingLogger(Logger):
 logger_class = RedactingLogger
 
 
+#: The pages every table opens at the start of a night, compiled before the first phone
+#: asks (a hundred phones opening their page at once would otherwise wait on it).
+WARM_TEMPLATES = ("tables/entry.html", "tables/players.html", "error.html")
+
+
 def post_worker_init(worker: Any) -> None:
+    app = getattr(worker, "wsgi", None)
+    env = getattr(app, "jinja_env", None)
+    if env is not None:
+        for name in WARM_TEMPLATES:
+            env.get_template(name)
     gc.collect()
     gc.freeze()
