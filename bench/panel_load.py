@@ -107,6 +107,13 @@ class PgCluster:
         admin.dispose()
         return f"postgresql+psycopg://bw@/bench?host={self.base}&port={self.port}"
 
+    def postmaster(self) -> int | None:
+        """The server's pid (its first line of postmaster.pid), once started."""
+        try:
+            return int((self.base / "data" / "postmaster.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
     def stop(self) -> None:
         subprocess.run(self._as_pg([str(self.bin / "pg_ctl"), "-D", str(self.base / "data"),
                                     "-m", "fast", "stop"]), capture_output=True)
@@ -301,6 +308,22 @@ def _cpu_seconds(root: int) -> float:
     return total
 
 
+def _server_cpu_seconds(postmaster: int | None) -> float:
+    """CPU time of a PostgreSQL server so far: the postmaster and its backends (the
+    panel's connections), which share the two cores with the panel."""
+    if postmaster is None:
+        return 0.0
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(stat.parent.name) == postmaster or int(fields[1]) == postmaster:
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def _wait_ready(port: int, workers: int) -> None:
     """Until every worker has booted (the master binds the port before they are ready)."""
     ok = 0
@@ -320,7 +343,7 @@ def _wait_ready(port: int, workers: int) -> None:
 
 # ------------------------------------------------------------------ one backend
 def run_backend(name: str, url: str, seconds: float, workers: int, threads: int,
-                accept: bool = True, names: bool = True) -> dict:
+                accept: bool = True, names: bool = True, server: int | None = None) -> dict:
     from dealer.events.model import PairKey
     from dealer.players.seating import pairs_at
     from dealer.store import Store
@@ -358,6 +381,7 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int,
         # The tables run in several client processes (threads within each): one
         # Python process with 100 threads would measure its own GIL, not the panel.
         cpu_before = _cpu_seconds(proc.pid)
+        server_before = _server_cpu_seconds(server)
         start = time.time()
         deadline = start + seconds
         # The tables run in a child process of their own (one event loop), so the
@@ -367,6 +391,7 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int,
             tables, client_cpu = pool.submit(run_tables, port, tables, deadline).result()
         elapsed = time.time() - start
         panel_cpu = _cpu_seconds(proc.pid) - cpu_before
+        server_cpu = _server_cpu_seconds(server) - server_before
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
@@ -400,6 +425,7 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int,
         "requests": len(lat), "throughput_rps": round(len(lat) / elapsed, 1),
         "panel_cpu_ms_per_request": round(1000 * panel_cpu / max(len(lat), 1), 2),
         "client_cpu_ms_per_request": round(1000 * client_cpu / max(len(lat), 1), 2),
+        "db_server_cpu_ms_per_request": round(1000 * server_cpu / max(len(lat), 1), 2),
         "p50_ms": round(1000 * statistics.median(lat), 1) if lat else None,
         "p99_ms": round(1000 * lat[int(0.99 * (len(lat) - 1))], 1) if lat else None,
         "table_mean_ms_min": round(1000 * means[0], 1) if means else None,
@@ -411,7 +437,8 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int,
     }
     print(f"{name}: {out['requests']} requests in {out['seconds']} s = "
           f"{out['throughput_rps']} req/s (panel CPU {out['panel_cpu_ms_per_request']} ms a "
-          f"request, the tables' client {out['client_cpu_ms_per_request']} ms); p50 {out['p50_ms']} ms, p99 {out['p99_ms']} ms (tables' means "
+          f"request, the tables' client {out['client_cpu_ms_per_request']} ms, the database "
+          f"server {out['db_server_cpu_ms_per_request']} ms); p50 {out['p50_ms']} ms, p99 {out['p99_ms']} ms (tables' means "
           f"{out['table_mean_ms_min']}-{out['table_mean_ms_max']} ms); {out['results']} "
           f"results, {changes} audited changes, {out['retries']} resent forms; lost {lost}, "
           f"duplicated {out['duplicated']}, errors {len(errors)}; "
@@ -485,8 +512,9 @@ def main() -> int:
         elif name == "postgresql":
             pg = PgCluster()
             try:
-                runs.append(run_backend("postgresql", pg.start(), a.seconds, a.workers,
-                                        a.threads, a.accept, a.names))
+                url = pg.start()
+                runs.append(run_backend("postgresql", url, a.seconds, a.workers,
+                                        a.threads, a.accept, a.names, pg.postmaster()))
             finally:
                 pg.stop()
     ok = all(r["lost"] == 0 and r["duplicated"] == 0 and r["names_lost"] == 0

@@ -35,6 +35,9 @@ bind = os.environ.get("BOARDWRIGHT_BIND", "127.0.0.1:5000")
 worker_class = "gthread"
 workers = int(os.environ.get("BOARDWRIGHT_WORKERS", "2"))
 threads = int(os.environ.get("BOARDWRIGHT_THREADS", "4"))
+# The workers' heartbeat file is touched on every turn of the event loop: in memory,
+# not on the laptop's disk (gunicorn's own advice).
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 keepalive = 30  # seconds: a table's phone sends its next entry within minutes, often seconds
 loglevel = "warning"
 
