@@ -17,7 +17,7 @@ short transaction (it has no round trips to save), in
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     Boolean,
@@ -34,6 +34,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.sql.elements import ClauseElement
 
 from dealer.store.repository import Store
 from dealer.store.results.common import (
@@ -120,7 +121,7 @@ def _compiled(store: Store, statement: Executable) -> _Compiled | None:
     key = (id(store.engine.dialect), id(statement))
     if key not in _COMPILED:
         dialect = store.engine.dialect
-        compiled = statement.compile(dialect=dialect)
+        compiled: Any = cast(ClauseElement, statement).compile(dialect=dialect)  # SQLCompiler
         plain = (not any(b.expanding for b in compiled.binds.values())
                  and all(c[3]._cached_result_processor(dialect, None) is None  # noqa: SLF001
                          for c in compiled._result_columns))  # noqa: SLF001
@@ -163,7 +164,7 @@ def run(store: Store, statement: Executable, params: dict[str, Any]) -> list[tup
             args[name] = process(args[name])
     fairy = store.engine.raw_connection()
     try:
-        driver = fairy.driver_connection
+        driver: Any = fairy.driver_connection
         driver.autocommit = True  # psycopg: no round trip while idle
         try:
             with driver.cursor() as cur:
