@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import cast
+from typing import Any, cast
 
 from sqlalchemy import Table, and_, bindparam, delete, func, or_, select
 
@@ -262,20 +262,24 @@ def resolve(store: Store, text: str, field: str = "name") -> PlayerName | None:
     name = check_name(name, field, required=False)
     if not name:
         return None
-    # Built statements on the reads engine: four names at each table in round one
-    # (an ORM session and a fresh query each cost a round-one form 3.5 ms of its 8).
-    with store.reads.connect() as conn:
-        if number:
-            args = {"number": number, "scheme": scheme}
-            found = [MemberLine(*r) for r in conn.execute(
-                _BY_SCHEME_NUMBER if scheme else _BY_NUMBER, args)]
-            if len(found) == 1:
-                return found[0].as_player()
-            return PlayerName(name, scheme, check_number(number, field))
-        found = [MemberLine(*r) for r in conn.execute(
-            _BY_KEY, {"key": search_key(name)[:100]})]
+    # Built statements: four names at each table in round one (an ORM session and a
+    # fresh query each cost a round-one form 3.5 ms of its 8).
+    if number:
+        statement, args = (_BY_SCHEME_NUMBER if scheme else _BY_NUMBER), {
+            "number": number, "scheme": scheme}
+    else:
+        statement, args = _BY_KEY, {"key": search_key(name)[:100]}
+    if store.engine.dialect.name == "postgresql":
+        from dealer.store.results import postgres  # the driver, directly
+        rows: list[Any] = postgres.run(store, statement, args)
+    else:
+        with store.reads.connect() as conn:
+            rows = list(conn.execute(statement, args))
+    found = [MemberLine(*r) for r in rows]
     if len(found) == 1:
         return found[0].as_player()
+    if number:
+        return PlayerName(name, scheme, check_number(number, field))
     return PlayerName(name)
 
 
