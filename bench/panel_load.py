@@ -295,17 +295,22 @@ def run_tables(port: int, tables: list[Table], deadline: float) -> tuple[list[Ta
     return tables, time.process_time() - cpu
 
 
-def _cpu_seconds(root: int) -> float:
-    """CPU time (user + system) of ``root``'s process group so far: the panel's cost."""
+def _cpu_where(counts) -> float:  # type: ignore[no-untyped-def]
+    """CPU time (user + system) so far of the processes ``counts(pid, ppid, pgrp)`` takes."""
     total = 0.0
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[2]) == root:  # the process group gunicorn leads
+        if counts(int(stat.parent.name), int(fields[1]), int(fields[2])):
             total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
+
+
+def _cpu_seconds(root: int) -> float:
+    """CPU time of ``root``'s process group (the one gunicorn leads) so far: the panel's cost."""
+    return _cpu_where(lambda pid, ppid, pgrp: pgrp == root)
 
 
 def _server_cpu_seconds(postmaster: int | None) -> float:
@@ -313,15 +318,7 @@ def _server_cpu_seconds(postmaster: int | None) -> float:
     panel's connections), which share the two cores with the panel."""
     if postmaster is None:
         return 0.0
-    total = 0.0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(stat.parent.name) == postmaster or int(fields[1]) == postmaster:
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+    return _cpu_where(lambda pid, ppid, pgrp: postmaster in (pid, ppid))
 
 
 def _wait_ready(port: int, workers: int) -> None:
