@@ -166,3 +166,30 @@ def test_a_form_body_shorter_than_it_says_goes_to_flask_whole(counted) -> None:
     # Flask gets what came and answers as it would: the submission id is missing.
     assert reached == [f"POST /t/{toks[1]}/enter"]
     assert r.status_code == 400
+
+
+@pytest.mark.parametrize("prefix", ["/club", "/club/", "/"])
+def test_behind_a_proxy_the_redirect_keeps_the_prefix_as_flask_does(tmp_path: Path,
+                                                                     prefix: str) -> None:
+    """Behind a reverse proxy with X-Forwarded-Prefix the redirect must carry the prefix
+    (and never become "//t/...", an address on another host, for a prefix of "/")."""
+    answers = {}
+    for fast in (True, False):
+        app = make_app(f"sqlite:///{tmp_path / f'{fast}.sqlite'}", TRUSTED_PROXIES=1,
+                       FAST_TABLE_FORMS=fast)
+        c = app.test_client()
+        director(c)
+        ce = new_event(c)
+        tok = table_tokens(app, ce)[1]
+        with app.app_context():
+            token = table_csrf(tok)
+        r = app.test_client().post(
+            f"/t/{tok}/enter", headers={"X-Forwarded-Prefix": prefix},
+            data={"csrf_token": token, "submission_id": "p" * 32, "board": "1", "level": "4",
+                  "strain": "S", "dbl": "", "declarer": "N", "result": "="})
+        assert r.status_code == 302
+        answers[fast] = r.headers["Location"].replace(tok, "TOKEN")
+    assert answers[True] == answers[False]
+    assert not answers[True].startswith("//")
+    if prefix.startswith("/club"):
+        assert answers[True].startswith("/club/t/TOKEN?done=1")

@@ -32,6 +32,8 @@ WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 #: The three forms: ``/t/<token>/enter``, ``/t/<token>/accept/<board>``, ``/t/<token>/fix/<board>``.
 _PATH = re.compile(r"/t/([A-Za-z0-9_-]{1,64})/(enter|accept/([1-9][0-9]{0,5})|fix/([1-9][0-9]{0,5}))")
+#: A mount prefix the redirect may carry as it is (empty, or ``/club`` and the like).
+_ROOT = re.compile(r"(/[A-Za-z0-9._~-]+)*")
 #: A table's form is a few hundred bytes; anything larger goes through Flask's limits.
 _MAX_BODY = 16 * 1024
 #: The headers every answer of the panel carries (``create_app``'s ``_headers``).
@@ -59,7 +61,10 @@ class TableFastPath:
         if environ.get("REQUEST_METHOD") != "POST":
             return self.app(environ, start_response)
         m = _PATH.fullmatch(environ.get("PATH_INFO", ""))
-        if m is None:
+        # Mounted under a prefix (a proxy's X-Forwarded-Prefix): the redirect carries it,
+        # as Flask's does, without its trailing slash; anything but a plain path is Flask's.
+        root = environ.get("SCRIPT_NAME", "").rstrip("/")
+        if m is None or not _ROOT.fullmatch(root):
             return self.app(environ, start_response)
         body = self._body(environ)
         if body is None:
@@ -69,7 +74,7 @@ class TableFastPath:
             # Flask does it again from the start, and shows the page it always shows.
             environ["wsgi.input"] = io.BytesIO(body)
             return self.app(environ, start_response)
-        location = done.location(environ.get("SCRIPT_NAME", ""))
+        location = done.location(root)
         page = _redirect_page(location)
         start_response("302 FOUND", [
             ("Content-Type", "text/html; charset=utf-8"),
