@@ -112,9 +112,13 @@ def locate(frame: np.ndarray, grey: np.ndarray | None = None) -> Located | Rejec
         # Two cards against a dark floor: a double feed is never second-guessed (a
         # card with a black border on top can look like one card alone in path 2).
         return first
-    second = _any_floor(cv2.resize(frame, (w // 2, h // 2), interpolation=cv2.INTER_AREA))
+    small_bgr = cv2.resize(frame, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    second = _any_floor(small_bgr)
     if isinstance(second, np.ndarray):
         return _finish(frame, grey, second)
+    third = _edge_card(small_bgr)
+    if isinstance(third, np.ndarray):
+        return _finish(frame, grey, third)
     # Otherwise the floor-model path knows more about an unusual floor.
     return second if second.reason is not Reason.NO_CARD else first
 
@@ -131,6 +135,23 @@ def _dark_floor(small: np.ndarray) -> np.ndarray | Reject:
 
 def _any_floor(small: np.ndarray) -> np.ndarray | Reject:
     """Learn the floor from the frame's border and take what stands apart from it."""
+    mask, floor_grey, _ = _apart(small)
+    if np.count_nonzero(mask) * 4 < MIN_AREA / 6:
+        if floor_grey > 150:
+            return Reject(Reason.BACKGROUND_LIGHT, f"nothing stands apart from the floor (floor grey "
+                          f"{floor_grey:.0f}): a light card on a light floor cannot be found")
+        return Reject(Reason.NO_CARD, "nothing stands apart from the floor")
+    out = _outline(mask, small.size * 4, light=floor_grey > 150)
+    if isinstance(out, Reject) and out.reason is Reason.NO_CARD and floor_grey > 150 \
+            and "too small" not in out.detail:
+        return Reject(Reason.BACKGROUND_LIGHT, f"{out.detail}; the floor is light (grey "
+                      f"{floor_grey:.0f}), so the card's edge may be lost in it")
+    return out
+
+
+def _apart(small: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+    """The pixels that stand apart from the floor learned from the frame's border (a mask),
+    the floor's grey, and the floor's plane (3 terms (1, x, y), 3 channels)."""
     hs, ws = small.shape[:2]
     ys, xs, a = _border_band(hs, ws)
     px = small[ys, xs].astype(np.float64)
@@ -154,17 +175,7 @@ def _any_floor(small: np.ndarray) -> np.ndarray | Reject:
     thr = max(float(otsu), 4 * noise, 18.0)
     mask = cv2.threshold(dist, thr, 255, cv2.THRESH_BINARY)[1].astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _DOT3)
-    if np.count_nonzero(mask) * 4 < MIN_AREA / 6:
-        if floor_grey > 150:
-            return Reject(Reason.BACKGROUND_LIGHT, f"nothing stands apart from the floor (floor grey "
-                          f"{floor_grey:.0f}): a light card on a light floor cannot be found")
-        return Reject(Reason.NO_CARD, "nothing stands apart from the floor")
-    out = _outline(mask, small.size * 4, light=floor_grey > 150)
-    if isinstance(out, Reject) and out.reason is Reason.NO_CARD and floor_grey > 150 \
-            and "too small" not in out.detail:
-        return Reject(Reason.BACKGROUND_LIGHT, f"{out.detail}; the floor is light (grey "
-                      f"{floor_grey:.0f}), so the card's edge may be lost in it")
-    return out
+    return mask, floor_grey, coef
 
 
 _SUM3 = np.ones((1, 3), np.float32)  # cv2.transform: the sum of three channels
@@ -339,3 +350,281 @@ def _face_transform(quad: np.ndarray) -> np.ndarray:
         q = np.roll(q, -1, axis=0)
     dst = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
     return cv2.getPerspectiveTransform(q.astype(np.float32), dst)
+
+
+# --- Path 3: the card's edges -------------------------------------------------------------
+
+#: A side must have an edge along this share of its length (its middle 80 %: corners are
+#: rounded); and the four sides together this share.
+SIDE_SUPPORT, ALL_SUPPORT = 0.6, 0.8
+
+
+def _edge_map(small: np.ndarray) -> np.ndarray:
+    """Canny edges of each colour channel of the half-size frame, after a 5-px median (a
+    phone's speckle noise), combined: a white card on a wood or warm floor differs in
+    colour where it differs little in grey."""
+    b = cv2.medianBlur(small, 5)
+    edges = cv2.Canny(b[..., 0], 15, 40, L2gradient=True)
+    for c in (1, 2):
+        edges |= cv2.Canny(b[..., c], 15, 40, L2gradient=True)
+    return edges
+
+
+def _lines(edges: np.ndarray) -> list[tuple[float, float, float, float, float]]:
+    """Straight edge lines as (angle in [0, π), offset, length covered, x, y of the middle of
+    its longest piece), longest first:
+    the straight pieces of every edge curve, pieces on one line joined."""
+    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    segs = []
+    for c in contours:
+        if len(c) < 80:
+            continue
+        poly = cv2.approxPolyDP(c, 1.5, True).reshape(-1, 2).astype(np.float64)
+        for p, q in zip(poly, np.roll(poly, -1, axis=0), strict=True):
+            d = q - p
+            length = float(np.hypot(*d))
+            if length >= 25:
+                segs.append((length, p, q))
+    segs.sort(key=lambda s: -s[0])
+    groups: list[list[float]] = []  # angle, offset, longest piece, length, its middle x, y
+    for length, p, q in segs:
+        ang = float(np.arctan2(q[1] - p[1], q[0] - p[0])) % np.pi
+        mid = (p + q) / 2
+        for g in groups:
+            da = abs(ang - g[0])
+            da = min(da, np.pi - da)
+            if da < np.radians(3) and abs(-np.sin(g[0]) * mid[0] + np.cos(g[0]) * mid[1] - g[1]) < 3:
+                g[3] += length
+                break
+        else:
+            groups.append([ang, -np.sin(ang) * mid[0] + np.cos(ang) * mid[1], length, length,
+                           float(mid[0]), float(mid[1])])
+    groups.sort(key=lambda g: -g[3])
+    # (each edge is traced on both sides, so the pieces cover it twice)
+    pieces = [(float(np.arctan2(q[1] - p[1], q[0] - p[0])) % np.pi, 0.0, length, *((p + q) / 2))
+              for length, p, q in segs]
+    return [(g[0], g[1], g[3] / 2, g[4], g[5]) for g in groups[:24]], pieces
+
+
+def _meet(a: tuple[float, ...], b: tuple[float, ...]) -> np.ndarray | None:
+    na = np.array([-np.sin(a[0]), np.cos(a[0])])
+    nb = np.array([-np.sin(b[0]), np.cos(b[0])])
+    m = np.array([na, nb])
+    if abs(float(np.linalg.det(m))) < 0.2:
+        return None
+    return np.linalg.solve(m, np.array([a[1], b[1]]))
+
+
+def _support(edges_near: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The share of each side's middle 80 % that has an edge within a pixel."""
+    h, w = edges_near.shape
+    out = np.zeros(4)
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        n = max(int(np.hypot(*(b - a))), 2)
+        t = np.linspace(0.1, 0.9, n)[:, None]
+        pts = np.rint(a + (b - a) * t).astype(int)
+        inside = (pts[:, 0] >= 0) & (pts[:, 0] < w) & (pts[:, 1] >= 0) & (pts[:, 1] < h)
+        pts = pts[inside]
+        out[i] = float(np.count_nonzero(edges_near[pts[:, 1], pts[:, 0]])) / n
+    return out
+
+
+def _edge_card(small: np.ndarray) -> np.ndarray | str:
+    """The card's corners (full-size pixels) from straight edges: the best-supported
+    quadrilateral of two pairs of parallel edge lines, at right angles, in a card's
+    proportions and size; or why not. Nothing else with long straight edges may lie
+    beside it (the card under it in a double feed shows its edges there)."""
+    edges = _edge_map(small)
+    lines, pieces = _lines(edges)
+    near = cv2.dilate(edges, _DOT3)
+    lo, hi = np.sqrt(MIN_AREA / 4 / 1.65), np.sqrt(MAX_AREA / 4 / 1.15) * 1.15
+    pairs = []
+    for i in range(len(lines)):
+        for j in range(i + 1, len(lines)):
+            a, b = lines[i], lines[j]
+            da = abs(a[0] - b[0])
+            if min(da, np.pi - da) > np.radians(8):
+                continue
+            # (an angle near 0 and one near π are the same direction, offsets of opposite sign)
+            off_b = b[1] if da < np.pi / 2 else -b[1]
+            sep = abs(a[1] - off_b)
+            if 0.7 * lo <= sep <= hi * 1.65:
+                pairs.append((i, j, sep, a[0]))
+    best, best_score = None, 0.0
+    for p in range(len(pairs)):
+        for r in range(p + 1, len(pairs)):
+            i, j, s1, t1 = pairs[p]
+            k, m, s2, t2 = pairs[r]
+            dt = abs(t1 - t2) % np.pi
+            if abs(dt - np.pi / 2) > np.radians(12):
+                continue
+            ratio = max(s1, s2) / min(s1, s2)
+            area = s1 * s2 * 4
+            if not (CARD_RATIO[0] <= ratio <= CARD_RATIO[1] and MIN_AREA <= area <= MAX_AREA):
+                continue
+            # Each side's line must cover half its side, and the four together 70 %
+            # (measured by the pieces found), before the edges along it are counted.
+            lens = (lines[i][2], lines[j][2], lines[k][2], lines[m][2])
+            sides_of = (s2, s2, s1, s1)
+            if min(ln / sd for ln, sd in zip(lens, sides_of, strict=True)) < 0.3 or \
+                    sum(min(ln, sd) for ln, sd in zip(lens, sides_of, strict=True)) < 0.5 * 2 * (s1 + s2):
+                continue
+            corners = [_meet(lines[i], lines[k]), _meet(lines[k], lines[j]),
+                       _meet(lines[j], lines[m]), _meet(lines[m], lines[i])]
+            if any(c is None for c in corners):
+                continue
+            quad = np.array(corners)
+            sup = _support(near, quad)
+            sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
+            score = float((sup * sides).sum())
+            if sup.min() >= SIDE_SUPPORT and score >= ALL_SUPPORT * sides.sum() and score > best_score:
+                best, best_score = quad, score
+    if best is None:
+        return "no four straight edges in a card's shape"
+    quad = _fit_sides(edges, best)
+    sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
+    poly = quad.astype(np.float32).reshape(-1, 1, 2)
+    card_dirs = [float(np.arctan2(*(quad[1] - quad[0])[::-1])) % np.pi,
+                 float(np.arctan2(*(quad[2] - quad[1])[::-1])) % np.pi]
+    h, w = small.shape[:2]
+    for ang, _off, length, x, y in lines:  # another card's edge across the outline
+        depth = cv2.pointPolygonTest(poly, (x, y), True)
+        turn = [min(abs(ang - d), np.pi - abs(ang - d)) for d in card_dirs]
+        k = int(np.argmin(turn))
+        across = sides[1 - k]  # the outline's size across lines of this direction
+        if turn[k] < np.radians(6) and length >= 0.5 * sides[k] and depth > 0.12 * across:
+            return "a long straight edge across the outline: another card's edge?"
+    # What stands apart from the floor beyond the outline (2 px out) must be small: the
+    # card under another in a double feed does, while a white card on a white floor and
+    # its floor do not.
+    apart, _, plane = _apart(small)
+    keep_out = np.full(apart.shape, 255, np.uint8)
+    cv2.fillConvexPoly(keep_out, np.rint(quad).astype(np.int32), 0)
+    keep_out = cv2.erode(keep_out, np.ones((5, 5), np.uint8))
+    beyond = cv2.bitwise_and(apart, keep_out)
+    n, _lab, stats, _ = cv2.connectedComponentsWithStats(beyond, connectivity=8)
+    card_area = float(cv2.contourArea(quad.astype(np.float32)))
+    big = stats[1:, cv2.CC_STAT_AREA].max() if n > 1 else 0
+    if big > 0.06 * card_area:
+        return (f"something stands apart from the floor beside the outline ({big / card_area:.0%} "
+                "of a card): another card under it?")
+    paper_side = _paper_beside(small, quad, plane)
+    if paper_side is not None:
+        return (f"the card's paper seems to go on past its {paper_side} side: another card under it?")
+    step = float(np.median([_step(small, quad[i], quad[(i + 1) % 4]) for i in range(4)]))
+    for ang, _off, length, x, y in pieces:  # the pieces: a piece beside a corner joins the side's line
+        if length < 0.25 * sides.min():
+            break
+        gap = -cv2.pointPolygonTest(poly, (x, y), True)  # > 0: outside the card
+        if not 4 < gap < 0.8 * sides.max():
+            continue
+        turn = min(min(abs(ang - d), np.pi - abs(ang - d)) for d in card_dirs)
+        if turn > np.radians(12):
+            continue
+        if min(x, y, w - 1 - x, h - 1 - y) < 6 and min(abs(np.sin(ang)), abs(np.cos(ang))) < 0.1:
+            continue  # the frame's own edge
+        half = np.array([np.cos(ang), np.sin(ang)]) * min(length, 60) / 2
+        if _step(small, np.array([x, y]) - half, np.array([x, y]) + half) >= 0.5 * step:
+            return (f"a long straight edge ({2 * length:.0f} px) beside the card's outline: "
+                    "another card under it, or the floor's edge")
+    return quad.astype(np.float32) * 2 + 0.5
+
+
+def _fit_sides(edges: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Each side refitted to the edge pixels along its middle 80 % (within 2 px), and the
+    sides intersected: the lines of the pieces are only as good as their longest piece."""
+    ys, xs = np.nonzero(edges)
+    pts = np.stack([xs, ys], 1).astype(np.float64)
+    fitted = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        d = b - a
+        length = float(np.hypot(*d))
+        u = d / length
+        rel = pts - a
+        along = rel @ u
+        off = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
+        near = pts[(off < 2.0) & (along > 0.1 * length) & (along < 0.9 * length)]
+        if len(near) < 10:
+            return quad
+        vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        ang = float(np.arctan2(vy, vx)) % np.pi
+        fitted.append((ang, -np.sin(ang) * x0 + np.cos(ang) * y0))
+    out = [_meet(fitted[i - 1], fitted[i]) for i in range(4)]
+    if any(c is None for c in out):
+        return quad
+    new = np.array(out)
+    return new if float(np.abs(new - quad).max()) < 6 else quad
+
+
+
+def _step(small: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """How sharply the frame changes across the line from ``a`` to ``b`` (its middle 80 %):
+    the median over the line of the largest channel difference 3 px to either side."""
+    h, w = small.shape[:2]
+    d = b - a
+    n = np.array([-d[1], d[0]]) / max(float(np.hypot(*d)), 1e-6)
+    t = np.linspace(0.1, 0.9, 16)[:, None]
+    mid = a + d * t
+    p, q = np.rint(mid + 3 * n).astype(int), np.rint(mid - 3 * n).astype(int)
+    ok = (np.minimum(p, q).min(axis=1) >= 0) & (np.maximum(p[:, 0], q[:, 0]) < w) & (np.maximum(p[:, 1], q[:, 1]) < h)
+    if not ok.any():
+        return 0.0
+    p, q = p[ok], q[ok]
+    diff = np.abs(small[p[:, 1], p[:, 0]].astype(np.int16) - small[q[:, 1], q[:, 0]].astype(np.int16)).max(axis=1)
+    return float(np.median(diff))
+
+
+def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray) -> str | None:
+    """Which side (``"long"`` or ``"short"``) has, along over a quarter of it, something
+    beyond it that is not the floor: the card's own paper, or another colour than the
+    floor's; ``None`` when none has.
+
+    The floor's colour at each point is the plane fitted to the frame's border (where a
+    card at the gate never lies), the paper's a band just inside the outline. The card
+    under another in a double feed shows its paper, or its picture, just outside the top
+    card's side; a shadow on the floor is only darker, and keeps the floor's colour. (A
+    card whose paper is the floor's colour gives no answer here: neither does anything
+    else.)
+    """
+    h, w = small.shape[:2]
+    c = quad.mean(axis=0)
+    t = np.linspace(0.15, 0.85, 20)[:, None]
+    inside, outside = [], []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        n = np.array([-(b - a)[1], (b - a)[0]]) / max(float(np.hypot(*(b - a))), 1e-6)
+        if float(n @ (c - a)) > 0:
+            n = -n  # outward
+        mid = a + (b - a) * t
+        inside.extend(mid - k * n for k in (5, 8, 11, 14))  # the margin's paper, past any frame line
+        outside.append([mid + 6 * n, mid + 10 * n])
+
+    def colours(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p = np.rint(pts).astype(int)
+        ok = (p[..., 0] >= 0) & (p[..., 0] < w) & (p[..., 1] >= 0) & (p[..., 1] < h)
+        out = np.full(p.shape[:-1] + (3,), np.nan)
+        out[ok] = small[p[ok][:, 1], p[ok][:, 0]]
+        terms = np.stack([np.ones(p.shape[:-1]), pts[..., 0] / w, pts[..., 1] / h], -1)
+        return out, terms @ plane
+
+    px, floor = colours(np.array(inside))
+    paper = np.nanmedian(px.reshape(-1, 3), axis=0)
+    gap = float(np.nanmedian(np.linalg.norm(paper - floor.reshape(-1, 3), axis=-1)))
+    if not np.isfinite(gap) or gap < 25:
+        return None
+    sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
+    for i in range(4):
+        px, floor = colours(np.array(outside[i]))  # (2, 20, 3) each
+        to_paper = np.linalg.norm(px - paper, axis=-1)
+        to_floor = np.linalg.norm(px - floor, axis=-1)
+        valid = np.isfinite(to_paper)
+        like = (to_paper < 0.5 * gap) & (to_paper < to_floor)
+        chroma = px / np.maximum(px.sum(axis=-1, keepdims=True), 1.0)
+        floor_chroma = floor / np.maximum(floor.sum(axis=-1, keepdims=True), 1.0)
+        like |= np.abs(chroma - floor_chroma).max(axis=-1) > 0.08
+        like &= valid
+        if valid.sum() >= 10 and like.all(axis=0).sum() > 0.25 * 20:
+            return "long" if sides[i] >= sides[(i + 1) % 4] else "short"
+    return None
