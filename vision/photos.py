@@ -40,6 +40,7 @@ from vision.locate import Located, locate
 from vision.sources import IMAGE_SUFFIXES
 
 FRAME_W, FRAME_H = 640, 480
+MAX_RESHOWN = 20  # cards of the learning pass shown again (the learner named their frame)
 
 
 def card_of_name(name: str) -> Card | None:
@@ -78,6 +79,7 @@ class DeckResult:
     numbers: list[int] = field(default_factory=lambda: [0, 0])
     skipped: list[str] = field(default_factory=list)
     wrong_examples: list[str] = field(default_factory=list)
+    reshown: list[str] = field(default_factory=list)  # cards of the pass shown again, and why
 
     @property
     def tested(self) -> int:
@@ -89,7 +91,7 @@ class DeckResult:
                 "accepted_wrong": self.wrong, "rejected": dict(self.rejected),
                 "accepted_pct": round(100 * (self.right + self.wrong) / max(1, self.tested), 2),
                 "courts": self.courts, "numbers": self.numbers, "skipped": self.skipped,
-                "wrong_examples": self.wrong_examples}
+                "wrong_examples": self.wrong_examples, "reshown": self.reshown}
 
 
 def _read(path: Path) -> np.ndarray | None:
@@ -115,27 +117,50 @@ def bench_deck(folder: Path) -> DeckResult:
         res.not_learned = (f"no photo of {len(missing)} card(s) ({', '.join(str(c) for c in missing[:6])}"
                            f"{'…' if len(missing) > 6 else ''}): a learning pass needs all 52")
         return res
-    frames = []
-    taught: dict[Card, Path] = {}
-    for c in bridge_order():
-        # As at the gate: a card the camera could not find as one card is shown again,
-        # so the pass takes the first photo of each card (in name order) that the
-        # locator finds as one card; the rest are read.
-        for p in by_card[c]:
+    # As at the gate: a card the camera could not find as one card is shown again, so
+    # the pass takes the first photo of each card (in name order) that the locator finds
+    # as one card; and when the learner names a frame of the pass it cannot use (its
+    # index not split in two, or its suit unlike its run's), that card is shown again:
+    # its next such photo. The rest are read.
+    located: dict[Card, list[tuple[Path, np.ndarray]]] = {}
+    tried: dict[Card, int] = {}
+
+    def next_photo(c: Card) -> tuple[Path, np.ndarray] | None:
+        got = located.setdefault(c, [])
+        while tried.get(c, 0) < len(by_card[c]):
+            p = by_card[c][tried.get(c, 0)]
+            tried[c] = tried.get(c, 0) + 1
             img = _read(p)
             if img is not None and isinstance(locate(img), Located):
-                frames.append((p.name, img))
-                taught[c] = p
-                break
-        else:
+                got.append((p, img))
+                return p, img
+        return None
+
+    chosen: dict[Card, tuple[Path, np.ndarray]] = {}
+    for c in bridge_order():
+        first = next_photo(c)
+        if first is None:
             res.not_learned = (f"no photo of {c} shows one card the locator finds "
                                f"({len(by_card[c])} tried)")
             return res
-    try:
-        design = learn(folder.name, frames, source=str(folder))
-    except LearnError as e:
-        res.not_learned = str(e)
+        chosen[c] = first
+    for _ in range(MAX_RESHOWN + 1):
+        try:
+            design = learn(folder.name, [(p.name, img) for p, img in chosen.values()], source=str(folder))
+            break
+        except LearnError as e:
+            named = re.search(r"frame (\S+\.\w+)", str(e))
+            card = next((c for c, (p, _) in chosen.items() if named and p.name == named.group(1)), None)
+            again = next_photo(card) if card is not None else None
+            if again is None:
+                res.not_learned = str(e)
+                return res
+            res.reshown.append(f"{card}: {chosen[card][0].name} -> {again[0].name} ({str(e)[:80]})")
+            chosen[card] = again
+    else:
+        res.not_learned = f"still refused after {MAX_RESHOWN} cards shown again: {res.reshown[-1]}"
         return res
+    taught = {c: p for c, (p, _) in chosen.items()}
     res.learned, res.order = True, design.order
     reader = IndexReader(design)
     for card, paths in by_card.items():
