@@ -247,6 +247,8 @@ def _outline(mask: np.ndarray, frame_area: int, *, light: bool = False) -> np.nd
     if not contours:
         return Reject(Reason.NO_CARD, "nothing on the gate")
     big = sorted(contours, key=cv2.contourArea, reverse=True)
+    if len(big) > 1:
+        big = [big[0]] + [c for c in big[1:] if not _edge_strip(c, big[0], mask.shape)]
     outline = big[0]
     quad, quad_area, ratio, fill, single = _shape(outline)
     if len(big) > 1 and cv2.contourArea(big[1]) * 4 >= MIN_AREA / 4:
@@ -287,6 +289,26 @@ def _outline(mask: np.ndarray, frame_area: int, *, light: bool = False) -> np.nd
     if quad_area > MAX_AREA or quad_area > 0.85 * frame_area:
         return Reject(Reason.NO_CARD, f"shape of {quad_area:.0f} px is too large for one card")
     return _fit_edges(quad, outline) * 2 + 0.5
+
+
+def _edge_strip(shape: np.ndarray, card: np.ndarray, frame: tuple[int, ...]) -> bool:
+    """Is ``shape`` a long thin strip along the frame's edge, well apart from ``card``?
+
+    Light glare on a glossy table, or the light table beyond a dark one, at the edge
+    of a real photo: not a card. A card under another touches or overlaps it, and one
+    lying apart shows a card's proportions.
+    """
+    x, y, w, h = cv2.boundingRect(shape)
+    hs, ws = frame[:2]
+    along = (y == 0 or y + h >= hs) and w >= 0.8 * ws or (x == 0 or x + w >= ws) and h >= 0.8 * hs
+    if not along:
+        return False
+    (_, _), (a, b), _ = cv2.minAreaRect(shape)
+    if max(a, b) < 4 * max(min(a, b), 1.0):
+        return False
+    hull = cv2.convexHull(card)
+    gap = min(-cv2.pointPolygonTest(hull, (float(px), float(py)), True) for px, py in shape.reshape(-1, 2))
+    return gap >= 6
 
 
 def _fit_edges(quad: np.ndarray, contour: np.ndarray) -> np.ndarray:
@@ -484,6 +506,13 @@ def _edge_card(small: np.ndarray) -> np.ndarray | str:
         return "no four straight edges in a card's shape"
     quad = _fit_sides(edges, best)
     sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
+    ratio = (sides[0] + sides[2]) / max(float(sides[1] + sides[3]), 1e-6)
+    ratio = max(ratio, 1 / max(ratio, 1e-6))
+    edge_dirs = np.roll(quad, -1, axis=0) - quad
+    cosines = [abs(float(edge_dirs[i] @ edge_dirs[i - 1])) / max(float(sides[i] * sides[i - 1]), 1e-6)
+               for i in range(4)]
+    if not CARD_RATIO[0] <= ratio <= CARD_RATIO[1] or max(cosines) > np.sin(np.radians(12)):
+        return f"the straight edges make a {ratio:.2f}:1 shape, not a card's"
     poly = quad.astype(np.float32).reshape(-1, 1, 2)
     card_dirs = [float(np.arctan2(*(quad[1] - quad[0])[::-1])) % np.pi,
                  float(np.arctan2(*(quad[2] - quad[1])[::-1])) % np.pi]
