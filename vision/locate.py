@@ -113,10 +113,11 @@ def locate(frame: np.ndarray, grey: np.ndarray | None = None) -> Located | Rejec
         # card with a black border on top can look like one card alone in path 2).
         return first
     small_bgr = cv2.resize(frame, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-    second = _any_floor(small_bgr)
+    apart = _apart(small_bgr)
+    second = _any_floor(small_bgr, apart)
     if isinstance(second, np.ndarray):
         return _finish(frame, grey, second)
-    third = _edge_card(small_bgr)
+    third = _edge_card(small_bgr, apart)
     if isinstance(third, np.ndarray):
         return _finish(frame, grey, third)
     # Otherwise the floor-model path knows more about an unusual floor.
@@ -133,9 +134,11 @@ def _dark_floor(small: np.ndarray) -> np.ndarray | Reject:
     return _outline(mask, small.size * 4)
 
 
-def _any_floor(small: np.ndarray) -> np.ndarray | Reject:
-    """Learn the floor from the frame's border and take what stands apart from it."""
-    mask, floor_grey, _ = _apart(small)
+def _any_floor(small: np.ndarray, apart: tuple[np.ndarray, float, np.ndarray] | None = None
+               ) -> np.ndarray | Reject:
+    """Learn the floor from the frame's border and take what stands apart from it
+    (``apart``: :func:`_apart` of ``small``, when the caller has it)."""
+    mask, floor_grey, _ = apart if apart is not None else _apart(small)
     if np.count_nonzero(mask) * 4 < MIN_AREA / 6:
         if floor_grey > 150:
             return Reject(Reason.BACKGROUND_LIGHT, f"nothing stands apart from the floor (floor grey "
@@ -408,6 +411,7 @@ def _lines(edges: np.ndarray) -> list[tuple[float, float, float, float, float]]:
             if length >= 25:
                 segs.append((length, p, q))
     segs.sort(key=lambda s: -s[0])
+    del segs[120:]  # a card's sides are among the longest pieces; a grainy floor has hundreds
     groups: list[list[float]] = []  # angle, offset, longest piece, length, its middle x, y
     for length, p, q in segs:
         ang = float(np.arctan2(q[1] - p[1], q[0] - p[0])) % np.pi
@@ -452,7 +456,8 @@ def _support(edges_near: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return out
 
 
-def _edge_card(small: np.ndarray) -> np.ndarray | str:
+def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] | None = None
+               ) -> np.ndarray | str:
     """The card's corners (full-size pixels) from straight edges: the best-supported
     quadrilateral of two pairs of parallel edge lines, at right angles, in a card's
     proportions and size; or why not. Nothing else with long straight edges may lie
@@ -474,34 +479,39 @@ def _edge_card(small: np.ndarray) -> np.ndarray | str:
             if 0.7 * lo <= sep <= hi * 1.65:
                 pairs.append((i, j, sep, a[0]))
     best, best_score = None, 0.0
-    for p in range(len(pairs)):
-        for r in range(p + 1, len(pairs)):
-            i, j, s1, t1 = pairs[p]
-            k, m, s2, t2 = pairs[r]
-            dt = abs(t1 - t2) % np.pi
-            if abs(dt - np.pi / 2) > np.radians(12):
-                continue
-            ratio = max(s1, s2) / min(s1, s2)
-            area = s1 * s2 * 4
-            if not (CARD_RATIO[0] <= ratio <= CARD_RATIO[1] and MIN_AREA <= area <= MAX_AREA):
-                continue
-            # Each side's line must cover half its side, and the four together 70 %
-            # (measured by the pieces found), before the edges along it are counted.
-            lens = (lines[i][2], lines[j][2], lines[k][2], lines[m][2])
-            sides_of = (s2, s2, s1, s1)
-            if min(ln / sd for ln, sd in zip(lens, sides_of, strict=True)) < 0.3 or \
-                    sum(min(ln, sd) for ln, sd in zip(lens, sides_of, strict=True)) < 0.5 * 2 * (s1 + s2):
-                continue
-            corners = [_meet(lines[i], lines[k]), _meet(lines[k], lines[j]),
-                       _meet(lines[j], lines[m]), _meet(lines[m], lines[i])]
-            if any(c is None for c in corners):
-                continue
-            quad = np.array(corners)
-            sup = _support(near, quad)
-            sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
-            score = float((sup * sides).sum())
-            if sup.min() >= SIDE_SUPPORT and score >= ALL_SUPPORT * sides.sum() and score > best_score:
-                best, best_score = quad, score
+    if len(pairs) < 2:
+        return "no four straight edges in a card's shape"
+    # Every two pairs at once (numpy), for the quick tests: at right angles, a card's
+    # proportions and size, and each side's line covering 30 % of its side and the four
+    # together half the outline (measured by the pieces found); the edges along the sides
+    # are counted only for what passes.
+    pr = np.array(pairs)
+    ln = np.array([g[2] for g in lines])
+    pa, pb = np.triu_indices(len(pr), 1)
+    s1, s2 = pr[pa, 2], pr[pb, 2]
+    dt = np.abs(pr[pa, 3] - pr[pb, 3]) % np.pi
+    ratio = np.maximum(s1, s2) / np.minimum(s1, s2)
+    area = s1 * s2 * 4
+    l_i, l_j = ln[pr[pa, 0].astype(int)], ln[pr[pa, 1].astype(int)]  # along the sides s2 long
+    l_k, l_m = ln[pr[pb, 0].astype(int)], ln[pr[pb, 1].astype(int)]  # along the sides s1 long
+    cover = (np.minimum(l_i, s2) + np.minimum(l_j, s2) + np.minimum(l_k, s1) + np.minimum(l_m, s1))
+    ok = ((np.abs(dt - np.pi / 2) <= np.radians(12)) & (ratio >= CARD_RATIO[0]) & (ratio <= CARD_RATIO[1])
+          & (area >= MIN_AREA) & (area <= MAX_AREA)
+          & (np.minimum(np.minimum(l_i, l_j) / s2, np.minimum(l_k, l_m) / s1) >= 0.3)
+          & (cover >= 0.5 * 2 * (s1 + s2)))
+    for p, r in zip(pa[ok], pb[ok], strict=True):
+        i, j = int(pr[p, 0]), int(pr[p, 1])
+        k, m = int(pr[r, 0]), int(pr[r, 1])
+        corners = [_meet(lines[i], lines[k]), _meet(lines[k], lines[j]),
+                   _meet(lines[j], lines[m]), _meet(lines[m], lines[i])]
+        if any(c is None for c in corners):
+            continue
+        quad = np.array(corners)
+        sup = _support(near, quad)
+        sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
+        score = float((sup * sides).sum())
+        if sup.min() >= SIDE_SUPPORT and score >= ALL_SUPPORT * sides.sum() and score > best_score:
+            best, best_score = quad, score
     if best is None:
         return "no four straight edges in a card's shape"
     quad = _fit_sides(edges, best)
@@ -527,7 +537,7 @@ def _edge_card(small: np.ndarray) -> np.ndarray | str:
     # What stands apart from the floor beyond the outline (2 px out) must be small: the
     # card under another in a double feed does, while a white card on a white floor and
     # its floor do not.
-    apart, _, plane = _apart(small)
+    apart, _, plane = apart_ if apart_ is not None else _apart(small)
     keep_out = np.full(apart.shape, 255, np.uint8)
     cv2.fillConvexPoly(keep_out, np.rint(quad).astype(np.int32), 0)
     keep_out = cv2.erode(keep_out, np.ones((5, 5), np.uint8))
