@@ -1,6 +1,6 @@
 """Find the card in a frame and warp it upright to a 300×420 face.
 
-Two ways to find the card's outline, tried in turn:
+Three ways to find the card's outline, tried in turn:
 
 1. **Dark floor** (the gate as built): an Otsu threshold on a half-size grey
    frame and the largest outer contour.
@@ -10,6 +10,13 @@ Two ways to find the card's outline, tried in turn:
    model), and everything whose colour stands clearly apart from that plane
    (by 4× the border's own variation, at least) is the card. A light floor,
    a wood table or warm light are all just other floors.
+3. **The card's edges**, when both fail (real photographs: a white card on
+   white laminate, a shadow across the card, glare on a glossy table, which
+   lose part of the card in the floor): straight edges joined into lines, and
+   the best-supported quadrilateral of two pairs of parallel lines at right
+   angles in a card's proportions and size, with nothing beside or across it
+   that could be another card (:func:`_edge_card`). It never says ``two
+   cards``: when it finds nothing, the first two ways' reason stands.
 
 The outline must be one card: its convex hull reduced to the best four
 corners (``approxPolyN``), sides in a card's ratio, and the shape filling its
