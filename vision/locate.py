@@ -112,16 +112,29 @@ def locate(frame: np.ndarray, grey: np.ndarray | None = None) -> Located | Rejec
     h, w = grey.shape[:2]
     small = cv2.resize(grey, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     first = _dark_floor(small)
-    if isinstance(first, np.ndarray):
-        return _finish(frame, grey, first)
     dark = float(np.median(np.concatenate([small[:4].ravel(), small[-4:].ravel()]))) < 100
-    if frame.ndim != 3 or (first.reason is Reason.TWO_CARDS and dark):
+    if isinstance(first, np.ndarray) and (dark or frame.ndim != 3):
+        return _finish(frame, grey, first)
+    if frame.ndim != 3 or (isinstance(first, Reject) and first.reason is Reason.TWO_CARDS and dark):
         # Two cards against a dark floor: a double feed is never second-guessed (a
         # card with a black border on top can look like one card alone in path 2).
-        return first
+        return first  # type: ignore[return-value]
     small_bgr = cv2.resize(frame, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     apart = _apart(small_bgr)
+    if isinstance(first, np.ndarray):
+        # Found by the dark-floor way on a floor that is not dark (wood): a card under a
+        # card with a black border can be cut off from it; what lies beyond must be floor.
+        why = _beside_floor(small_bgr, (first - 0.5) / 2, apart)
+        if not why:
+            return _finish(frame, grey, first)
+        first = Reject(Reason.NO_CARD, why)
     second = _any_floor(small_bgr, apart)
+    if isinstance(second, np.ndarray):
+        # The floor model sees the top card of a double feed as one card when the one
+        # under it shows only a strip: what lies beyond the outline must be floor.
+        why = _beside_floor(small_bgr, (second - 0.5) / 2, apart)
+        if why:
+            second = Reject(Reason.NO_CARD, why)
     if isinstance(second, np.ndarray):
         return _finish(frame, grey, second)
     third = _edge_card(small_bgr, apart)
@@ -541,23 +554,9 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
         across = sides[1 - k]  # the outline's size across lines of this direction
         if turn[k] < np.radians(6) and length >= 0.5 * sides[k] and depth > 0.12 * across:
             return "a long straight edge across the outline: another card's edge?"
-    # What stands apart from the floor beyond the outline (2 px out) must be small: the
-    # card under another in a double feed does, while a white card on a white floor and
-    # its floor do not.
-    apart, _, plane = apart_ if apart_ is not None else _apart(small)
-    keep_out = np.full(apart.shape, 255, np.uint8)
-    cv2.fillConvexPoly(keep_out, np.rint(quad).astype(np.int32), 0)
-    keep_out = cv2.erode(keep_out, np.ones((5, 5), np.uint8))
-    beyond = cv2.bitwise_and(apart, keep_out)
-    n, _lab, stats, _ = cv2.connectedComponentsWithStats(beyond, connectivity=8)
-    card_area = float(cv2.contourArea(quad.astype(np.float32)))
-    big = stats[1:, cv2.CC_STAT_AREA].max() if n > 1 else 0
-    if big > 0.06 * card_area:
-        return (f"something stands apart from the floor beside the outline ({big / card_area:.0%} "
-                "of a card): another card under it?")
-    paper_side = _paper_beside(small, quad, plane)
-    if paper_side is not None:
-        return (f"the card's paper seems to go on past its {paper_side} side: another card under it?")
+    why = _beside_floor(small, quad, apart_ if apart_ is not None else _apart(small))
+    if why:
+        return why
     step = float(np.median([_step(small, quad[i], quad[(i + 1) % 4]) for i in range(4)]))
     for ang, _off, length, x, y in pieces:  # the pieces: a piece beside a corner joins the side's line
         if length < 0.25 * sides.min():
@@ -620,6 +619,30 @@ def _step(small: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
     p, q = p[ok], q[ok]
     diff = np.abs(small[p[:, 1], p[:, 0]].astype(np.int16) - small[q[:, 1], q[:, 0]].astype(np.int16)).max(axis=1)
     return float(np.median(diff))
+
+
+def _beside_floor(small: np.ndarray, quad: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray]
+                  ) -> str | None:
+    """Why the outline ``quad`` (half-size pixels) may not be one card alone on the floor,
+    or ``None``: something standing apart from the floor beyond it over more than 6 % of
+    a card, or the card's paper (or a colour not the floor's) past one of its sides. The
+    card under another in a double feed does that; a white card on a white floor, and
+    its floor, do not."""
+    apart, _, plane = apart_
+    keep_out = np.full(apart.shape, 255, np.uint8)
+    cv2.fillConvexPoly(keep_out, np.rint(quad).astype(np.int32), 0)
+    keep_out = cv2.erode(keep_out, np.ones((5, 5), np.uint8))
+    beyond = cv2.bitwise_and(apart, keep_out)
+    n, _lab, stats, _ = cv2.connectedComponentsWithStats(beyond, connectivity=8)
+    card_area = float(cv2.contourArea(quad.astype(np.float32)))
+    big = stats[1:, cv2.CC_STAT_AREA].max() if n > 1 else 0
+    if big > 0.06 * card_area:
+        return (f"something stands apart from the floor beside the outline ({big / card_area:.0%} "
+                "of a card): another card under it?")
+    paper_side = _paper_beside(small, quad, plane)
+    if paper_side is not None:
+        return f"the card's paper seems to go on past its {paper_side} side: another card under it?"
+    return None
 
 
 def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray) -> str | None:
