@@ -633,9 +633,11 @@ def _beside_floor(small: np.ndarray, quad: np.ndarray, apart_: tuple[np.ndarray,
     cv2.fillConvexPoly(keep_out, np.rint(quad).astype(np.int32), 0)
     keep_out = cv2.erode(keep_out, np.ones((5, 5), np.uint8))
     beyond = cv2.bitwise_and(apart, keep_out)
-    n, _lab, stats, _ = cv2.connectedComponentsWithStats(beyond, connectivity=8)
     card_area = float(cv2.contourArea(quad.astype(np.float32)))
-    big = stats[1:, cv2.CC_STAT_AREA].max() if n > 1 else 0
+    big = 0
+    if cv2.countNonZero(beyond) > 0.06 * card_area:  # (else no blob can be that large)
+        n, _lab, stats, _ = cv2.connectedComponentsWithStats(beyond, connectivity=8)
+        big = stats[1:, cv2.CC_STAT_AREA].max() if n > 1 else 0
     if big > 0.06 * card_area:
         return (f"something stands apart from the floor beside the outline ({big / card_area:.0%} "
                 "of a card): another card under it?")
@@ -658,42 +660,37 @@ def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray) -> str
     else.)
     """
     h, w = small.shape[:2]
-    c = quad.mean(axis=0)
-    t = np.linspace(0.15, 0.85, 20)[:, None]
-    inside, outside = [], []
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        n = np.array([-(b - a)[1], (b - a)[0]]) / max(float(np.hypot(*(b - a))), 1e-6)
-        if float(n @ (c - a)) > 0:
-            n = -n  # outward
-        mid = a + (b - a) * t
-        inside.extend(mid - k * n for k in (5, 8, 11, 14))  # the margin's paper, past any frame line
-        outside.append([mid + 6 * n, mid + 10 * n])
-
-    def colours(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        p = np.rint(pts).astype(int)
-        ok = (p[..., 0] >= 0) & (p[..., 0] < w) & (p[..., 1] >= 0) & (p[..., 1] < h)
-        out = np.full(p.shape[:-1] + (3,), np.nan)
-        out[ok] = small[p[ok][:, 1], p[ok][:, 0]]
-        terms = np.stack([np.ones(p.shape[:-1]), pts[..., 0] / w, pts[..., 1] / h], -1)
-        return out, terms @ plane
-
-    px, floor = colours(np.array(inside))
-    paper = np.nanmedian(px.reshape(-1, 3), axis=0)
-    gap = float(np.nanmedian(np.linalg.norm(paper - floor.reshape(-1, 3), axis=-1)))
-    if not np.isfinite(gap) or gap < 25:
+    a = quad.astype(np.float64)
+    d = np.roll(a, -1, axis=0) - a
+    n = np.stack([-d[:, 1], d[:, 0]], 1) / np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-6)[:, None]
+    n *= np.where(((a.mean(axis=0) - a) * n).sum(axis=1) > 0, -1.0, 1.0)[:, None]  # outward
+    t = np.linspace(0.15, 0.85, 20)
+    mid = a[:, None, :] + d[:, None, :] * t[None, :, None]  # (4 sides, 20, 2)
+    depth = np.array([-14, -11, -8, -5, 6, 10], np.float64)  # inside (the margin's paper), outside
+    pts = mid[:, None] + depth[None, :, None, None] * n[:, None, None, :]  # (4, 6, 20, 2)
+    p = np.rint(pts).astype(np.int32)
+    ok = (p[..., 0] >= 0) & (p[..., 0] < w) & (p[..., 1] >= 0) & (p[..., 1] < h)
+    px = small[p[..., 1].clip(0, h - 1), p[..., 0].clip(0, w - 1)].astype(np.float64)
+    terms = np.stack([np.ones(pts.shape[:-1]), pts[..., 0] / w, pts[..., 1] / h], -1)
+    floor = terms @ plane  # the floor's colour there
+    inside_ok = ok[:, :4]
+    if inside_ok.sum() < 20:
         return None
-    sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
+    paper = np.median(px[:, :4][inside_ok], axis=0)
+    gap = float(np.median(np.linalg.norm(paper - floor[:, :4][inside_ok], axis=-1)))
+    if gap < 25:  # paper and floor too alike to tell apart this way
+        return None
+    out, fl, valid = px[:, 4:], floor[:, 4:], ok[:, 4:]  # (4 sides, 2 depths, 20, ...)
+    to_paper = np.linalg.norm(out - paper, axis=-1)
+    to_floor = np.linalg.norm(out - fl, axis=-1)
+    chroma = out / np.maximum(out.sum(axis=-1, keepdims=True), 1.0)
+    floor_chroma = fl / np.maximum(fl.sum(axis=-1, keepdims=True), 1.0)
+    like = (to_paper < 0.5 * gap) & (to_paper < to_floor)
+    like |= np.abs(chroma - floor_chroma).max(axis=-1) > 0.08
+    like &= valid
+    sides = np.hypot(d[:, 0], d[:, 1])
     for i in range(4):
-        px, floor = colours(np.array(outside[i]))  # (2, 20, 3) each
-        to_paper = np.linalg.norm(px - paper, axis=-1)
-        to_floor = np.linalg.norm(px - floor, axis=-1)
-        valid = np.isfinite(to_paper)
-        like = (to_paper < 0.5 * gap) & (to_paper < to_floor)
-        chroma = px / np.maximum(px.sum(axis=-1, keepdims=True), 1.0)
-        floor_chroma = floor / np.maximum(floor.sum(axis=-1, keepdims=True), 1.0)
-        like |= np.abs(chroma - floor_chroma).max(axis=-1) > 0.08
-        like &= valid
-        if valid.sum() >= 10 and like.all(axis=0).sum() > 0.25 * 20:
+        if valid[i].sum() >= 10 and like[i].all(axis=0).sum() > 0.25 * 20:
             return "long" if sides[i] >= sides[(i + 1) % 4] else "short"
     return None
+
