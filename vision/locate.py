@@ -197,8 +197,8 @@ def _apart(small: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
     otsu, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     thr = max(float(otsu), 4 * noise, 18.0)
     mask = cv2.threshold(dist, thr, 255, cv2.THRESH_BINARY)[1].astype(np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _DOT3)
-    return mask, floor_grey, coef
+    closed: np.ndarray = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _DOT3)
+    return closed, floor_grey, coef
 
 
 _SUM3 = np.ones((1, 3), np.float32)  # cv2.transform: the sum of three channels
@@ -409,16 +409,19 @@ def _edge_map(small: np.ndarray) -> np.ndarray:
     phone's speckle noise), combined: a white card on a wood or warm floor differs in
     colour where it differs little in grey."""
     b = cv2.medianBlur(small, 5)
-    edges = cv2.Canny(b[..., 0], 15, 40, L2gradient=True)
+    edges: np.ndarray = cv2.Canny(b[..., 0], 15, 40, L2gradient=True)
     for c in (1, 2):
-        edges |= cv2.Canny(b[..., c], 15, 40, L2gradient=True)
+        edges = cv2.bitwise_or(edges, cv2.Canny(b[..., c], 15, 40, L2gradient=True))
     return edges
 
 
-def _lines(edges: np.ndarray) -> list[tuple[float, float, float, float, float]]:
+Line = tuple[float, float, float, float, float]  # angle, offset, length, x, y (half-size pixels)
+
+
+def _lines(edges: np.ndarray) -> tuple[list[Line], list[Line]]:
     """Straight edge lines as (angle in [0, π), offset, length covered, x, y of the middle of
-    its longest piece), longest first:
-    the straight pieces of every edge curve, pieces on one line joined."""
+    its longest piece), longest first: the straight pieces of every edge curve, pieces on
+    one line joined; and the pieces themselves (angle, 0, length, x, y of the middle)."""
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
     segs = []
     for c in contours:
@@ -447,8 +450,8 @@ def _lines(edges: np.ndarray) -> list[tuple[float, float, float, float, float]]:
                            float(mid[0]), float(mid[1])])
     groups.sort(key=lambda g: -g[3])
     # (each edge is traced on both sides, so the pieces cover it twice)
-    pieces = [(float(np.arctan2(q[1] - p[1], q[0] - p[0])) % np.pi, 0.0, length, *((p + q) / 2))
-              for length, p, q in segs]
+    pieces: list[Line] = [(float(np.arctan2(q[1] - p[1], q[0] - p[0])) % np.pi, 0.0, length,
+                           float((p[0] + q[0]) / 2), float((p[1] + q[1]) / 2)) for length, p, q in segs]
     return [(g[0], g[1], g[3] / 2, g[4], g[5]) for g in groups[:24]], pieces
 
 
@@ -549,10 +552,10 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
     h, w = small.shape[:2]
     for ang, _off, length, x, y in lines:  # another card's edge across the outline
         depth = cv2.pointPolygonTest(poly, (x, y), True)
-        turn = [min(abs(ang - d), np.pi - abs(ang - d)) for d in card_dirs]
-        k = int(np.argmin(turn))
+        turns = [min(abs(ang - d), np.pi - abs(ang - d)) for d in card_dirs]
+        k = int(np.argmin(turns))
         across = sides[1 - k]  # the outline's size across lines of this direction
-        if turn[k] < np.radians(6) and length >= 0.5 * sides[k] and depth > 0.12 * across:
+        if turns[k] < np.radians(6) and length >= 0.5 * sides[k] and depth > 0.12 * across:
             return "a long straight edge across the outline: another card's edge?"
     why = _beside_floor(small, quad, apart_ if apart_ is not None else _apart(small))
     if why:
@@ -631,8 +634,7 @@ def _beside_floor(small: np.ndarray, quad: np.ndarray, apart_: tuple[np.ndarray,
     apart, _, plane = apart_
     keep_out = np.full(apart.shape, 255, np.uint8)
     cv2.fillConvexPoly(keep_out, np.rint(quad).astype(np.int32), 0)
-    keep_out = cv2.erode(keep_out, np.ones((5, 5), np.uint8))
-    beyond = cv2.bitwise_and(apart, keep_out)
+    beyond = cv2.bitwise_and(apart, cv2.erode(keep_out, np.ones((5, 5), np.uint8)))
     card_area = float(cv2.contourArea(quad.astype(np.float32)))
     big = 0
     if cv2.countNonZero(beyond) > 0.06 * card_area:  # (else no blob can be that large)

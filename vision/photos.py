@@ -152,7 +152,7 @@ def bench_deck(folder: Path) -> DeckResult:
             named = re.search(r"frame (\S+\.\w+)", str(e))
             card = next((c for c, (p, _) in chosen.items() if named and p.name == named.group(1)), None)
             again = next_photo(card) if card is not None else None
-            if again is None:
+            if card is None or again is None:
                 res.not_learned = str(e)
                 return res
             res.reshown.append(f"{card}: {chosen[card][0].name} -> {again[0].name} ({str(e)[:80]})")
