@@ -688,7 +688,8 @@ def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray) -> str
     chroma = out / np.maximum(out.sum(axis=-1, keepdims=True), 1.0)
     floor_chroma = fl / np.maximum(fl.sum(axis=-1, keepdims=True), 1.0)
     like = (to_paper < 0.5 * gap) & (to_paper < to_floor)
-    like |= np.abs(chroma - floor_chroma).max(axis=-1) > 0.08
+    lit = (out.sum(axis=-1) > 150) & (fl.sum(axis=-1) > 150)  # (a dark pixel's colour is noise)
+    like |= (np.abs(chroma - floor_chroma).max(axis=-1) > 0.08) & lit
     like &= valid
     sides = np.hypot(d[:, 0], d[:, 1])
     for i in range(4):
