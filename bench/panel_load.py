@@ -107,6 +107,13 @@ class PgCluster:
         admin.dispose()
         return f"postgresql+psycopg://bw@/bench?host={self.base}&port={self.port}"
 
+    def postmaster(self) -> int | None:
+        """The server's pid (its first line of postmaster.pid), once started."""
+        try:
+            return int((self.base / "data" / "postmaster.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
     def stop(self) -> None:
         subprocess.run(self._as_pg([str(self.bin / "pg_ctl"), "-D", str(self.base / "data"),
                                     "-m", "fast", "stop"]), capture_output=True)
@@ -121,6 +128,7 @@ class Table:
     token: str
     sittings: list[tuple[int, int]]  # (round, board) in playing order
     latencies: list[float] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)  # what each request was (its path's verb)
     ledger: dict[int, int] = field(default_factory=dict)     # board -> tricks told recorded
     versions: dict[int, int] = field(default_factory=dict)
     rounds: dict[int, int] = field(default_factory=dict)
@@ -193,6 +201,8 @@ async def _request(conn: Connection, t: Table, method: str, path: str,
     start = time.perf_counter()
     out = await conn.exchange(method, path, body, cookie)
     t.latencies.append(time.perf_counter() - start)
+    parts = path.split("?", 1)[0].split("/")
+    t.kinds.append(f"{method} {parts[3] if len(parts) > 3 else 'page'}")
     return out
 
 
@@ -285,17 +295,30 @@ def run_tables(port: int, tables: list[Table], deadline: float) -> tuple[list[Ta
     return tables, time.process_time() - cpu
 
 
-def _cpu_seconds(root: int) -> float:
-    """CPU time (user + system) of ``root``'s process group so far: the panel's cost."""
+def _cpu_where(counts) -> float:  # type: ignore[no-untyped-def]
+    """CPU time (user + system) so far of the processes ``counts(pid, ppid, pgrp)`` takes."""
     total = 0.0
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[2]) == root:  # the process group gunicorn leads
+        if counts(int(stat.parent.name), int(fields[1]), int(fields[2])):
             total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
+
+
+def _cpu_seconds(root: int) -> float:
+    """CPU time of ``root``'s process group (the one gunicorn leads) so far: the panel's cost."""
+    return _cpu_where(lambda pid, ppid, pgrp: pgrp == root)
+
+
+def _server_cpu_seconds(postmaster: int | None) -> float:
+    """CPU time of a PostgreSQL server so far: the postmaster and its backends (the
+    panel's connections), which share the two cores with the panel."""
+    if postmaster is None:
+        return 0.0
+    return _cpu_where(lambda pid, ppid, pgrp: postmaster in (pid, ppid))
 
 
 def _wait_ready(port: int, workers: int) -> None:
@@ -317,7 +340,7 @@ def _wait_ready(port: int, workers: int) -> None:
 
 # ------------------------------------------------------------------ one backend
 def run_backend(name: str, url: str, seconds: float, workers: int, threads: int,
-                accept: bool = True, names: bool = True) -> dict:
+                accept: bool = True, names: bool = True, server: int | None = None) -> dict:
     from dealer.events.model import PairKey
     from dealer.players.seating import pairs_at
     from dealer.store import Store
@@ -355,6 +378,7 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int,
         # The tables run in several client processes (threads within each): one
         # Python process with 100 threads would measure its own GIL, not the panel.
         cpu_before = _cpu_seconds(proc.pid)
+        server_before = _server_cpu_seconds(server)
         start = time.time()
         deadline = start + seconds
         # The tables run in a child process of their own (one event loop), so the
@@ -364,6 +388,7 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int,
             tables, client_cpu = pool.submit(run_tables, port, tables, deadline).result()
         elapsed = time.time() - start
         panel_cpu = _cpu_seconds(proc.pid) - cpu_before
+        server_cpu = _server_cpu_seconds(server) - server_before
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
@@ -397,6 +422,7 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int,
         "requests": len(lat), "throughput_rps": round(len(lat) / elapsed, 1),
         "panel_cpu_ms_per_request": round(1000 * panel_cpu / max(len(lat), 1), 2),
         "client_cpu_ms_per_request": round(1000 * client_cpu / max(len(lat), 1), 2),
+        "db_server_cpu_ms_per_request": round(1000 * server_cpu / max(len(lat), 1), 2),
         "p50_ms": round(1000 * statistics.median(lat), 1) if lat else None,
         "p99_ms": round(1000 * lat[int(0.99 * (len(lat) - 1))], 1) if lat else None,
         "table_mean_ms_min": round(1000 * means[0], 1) if means else None,
@@ -404,15 +430,33 @@ def run_backend(name: str, url: str, seconds: float, workers: int, threads: int,
         "results": len(rows), "corrections_audited": changes,
         "retries": sum(t.retries for t in tables), "lost": lost,
         "duplicated": max(duplicated, 0), "errors": len(errors),
+        "by_kind": _by_kind(tables),
     }
     print(f"{name}: {out['requests']} requests in {out['seconds']} s = "
           f"{out['throughput_rps']} req/s (panel CPU {out['panel_cpu_ms_per_request']} ms a "
-          f"request, the tables' client {out['client_cpu_ms_per_request']} ms); p50 {out['p50_ms']} ms, p99 {out['p99_ms']} ms (tables' means "
+          f"request, the tables' client {out['client_cpu_ms_per_request']} ms, the database "
+          f"server {out['db_server_cpu_ms_per_request']} ms); p50 {out['p50_ms']} ms, p99 {out['p99_ms']} ms (tables' means "
           f"{out['table_mean_ms_min']}-{out['table_mean_ms_max']} ms); {out['results']} "
           f"results, {changes} audited changes, {out['retries']} resent forms; lost {lost}, "
           f"duplicated {out['duplicated']}, errors {len(errors)}; "
           f"{out['pairs_named']} pairs named, names lost {names_lost}"
           + (f" (first: {errors[0]})" if errors else ""))
+    for kind, row in out["by_kind"].items():
+        print(f"  {kind:>14}: {row['n']:>6} requests, p50 {row['p50_ms']} ms, p99 {row['p99_ms']} ms")
+    return out
+
+
+def _by_kind(tables: list[Table]) -> dict[str, dict[str, float]]:
+    """p50 and p99 of each kind of request (the entry page, an entry, an acceptance...)."""
+    seen: dict[str, list[float]] = {}
+    for t in tables:
+        for kind, x in zip(t.kinds, t.latencies, strict=True):
+            seen.setdefault(kind, []).append(x)
+    out = {}
+    for kind, xs in sorted(seen.items()):
+        xs.sort()
+        out[kind] = {"n": len(xs), "p50_ms": round(1000 * statistics.median(xs), 1),
+                     "p99_ms": round(1000 * xs[int(0.99 * (len(xs) - 1))], 1)}
     return out
 
 
@@ -465,8 +509,9 @@ def main() -> int:
         elif name == "postgresql":
             pg = PgCluster()
             try:
-                runs.append(run_backend("postgresql", pg.start(), a.seconds, a.workers,
-                                        a.threads, a.accept, a.names))
+                url = pg.start()
+                runs.append(run_backend("postgresql", url, a.seconds, a.workers,
+                                        a.threads, a.accept, a.names, pg.postmaster()))
             finally:
                 pg.stop()
     ok = all(r["lost"] == 0 and r["duplicated"] == 0 and r["names_lost"] == 0

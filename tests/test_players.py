@@ -326,6 +326,28 @@ def test_a_table_names_its_four_players_with_the_member_search(app, td) -> None:
     assert [a.who for a in log] == ["table A1", "table A1"]
 
 
+def test_a_finished_round_says_which_round_the_players_line_is_about(app, td) -> None:  # type: ignore[no-untyped-def]
+    """Before: a table looking back at its finished round 1 (named) read "Who is playing?",
+    about the next round's new pairs, as if round 1's names had been lost."""
+    from web_helpers import new_event, table_tokens
+    ce = new_event(td, tables="3")
+    tok = table_tokens(app, ce)[1]
+    c = app.test_client()
+    r = c.post(f"/t/{tok}/players", data={"csrf_token": _tcsrf(app, tok), "ns1": "Ann Lee",
+                                          "ns2": "Bo Ng", "ew1": "Cy Do", "ew2": "Di Eh"})
+    assert r.status_code == 302
+    for board in (1, 2):
+        r = c.post(f"/t/{tok}/enter", data={
+            "csrf_token": _tcsrf(app, tok), "board": str(board), "level": "4",
+            "strain": "S", "dbl": "", "declarer": "N", "tricks": "10",
+            "submission_id": f"r{board}"})
+        assert r.status_code == 302
+    back = c.get(f"/t/{tok}?round=1").get_data(as_text=True)
+    assert "Who is playing in round 2?" in back  # EW pair 3 arrives, not yet named
+    now = c.get(f"/t/{tok}").get_data(as_text=True)
+    assert "Who is playing?" in now and "in round 2?" not in now
+
+
 def rs_audit(st, ce):  # type: ignore[no-untyped-def]
     from dealer.store import results as rs
     return rs.audit_log(st, ce)

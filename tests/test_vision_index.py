@@ -103,3 +103,18 @@ def test_broken_design_file_and_short_pass_are_clear_errors(tmp_path: Path) -> N
     frames = [("f0", render_card_frame(None, seed=0))]
     with pytest.raises(LearnError, match="frame f0 \\(card 1 of the pass\\): no card found"):
         learn("empty", frames)
+
+
+@pytest.mark.parametrize("card", ["DQ", "H7", "S9"])
+def test_a_grey_picture_says_it_has_no_colour(standard: IndexReader, card: str) -> None:
+    """Before: a grey photo of a red card was rejected as "♦ printed in black" (issue 15,
+    real photographs); it is still rejected, since the ink colour is one of the two
+    independent checks, but the reason names what is wrong: the picture has no colour."""
+    frame = render_card_frame(Card.parse(card), seed=7)
+    assert standard.read(frame).label == card
+    grey = np.dstack([frame.mean(axis=2).astype(np.uint8)] * 3)
+    out = standard.read(grey)
+    if Card.parse(card).suit.is_red:
+        assert not out.accepted and "no colour" in out.detail
+    else:  # black ink in a grey picture is black ink: read as before
+        assert out.label == card

@@ -85,9 +85,10 @@ class IndexReader:
         no_index = 0  # corners where not even an index shape was found
         for corner, turned in (("top-left", False), ("bottom-right", True)):
             # Only the corner is warped, not the whole face: the same pixels, for less time.
-            g = roi_glyphs(found.corner(*self.design.roi, turned=turned))
+            roi = found.corner(*self.design.roi, turned=turned)
+            g = roi_glyphs(roi)
             no_index += isinstance(g, Reject)
-            r = g if isinstance(g, Reject) else self._corner(g)
+            r = g if isinstance(g, Reject) else self._corner(g, roi)
             if isinstance(r, Reject):
                 fails.append((corner, r))
                 if self.design.back_template is not None:
@@ -147,7 +148,7 @@ class IndexReader:
             return None
         return Partial(ra, ca, (sa, sb), t.ratio)
 
-    def _corner(self, g: Glyphs) -> CornerRead | Reject:
+    def _corner(self, g: Glyphs, roi: np.ndarray | None = None) -> CornerRead | Reject:
         t, d = self.t, self.design
         if g.sharpness < t.blur_ratio * d.sharpness:
             return Reject(Reason.BLURRED, f"sharpness {g.sharpness:.2f} is under "
@@ -184,6 +185,10 @@ class IndexReader:
                           f"rank {rank.char} {r_best:.2f} vs {runner_up.char} {r_next:.2f}")
         # Ink colour: an independent check of the suit (catches ♠/♣ read as ♦).
         z = (g.redness - d.red_split) / d.red_gap
+        if (abs(z) < t.colour_margin or (z > 0) != suit.is_red) and roi is not None \
+                and colourless(roi):
+            return Reject(Reason.AMBIGUOUS, "the picture has no colour: red and black ink "
+                          "cannot be told apart (is the camera set to black and white?)")
         if abs(z) < t.colour_margin:
             return Reject(Reason.AMBIGUOUS, f"ink colour is neither clearly red nor black ({z:+.2f})")
         if (z > 0) != suit.is_red:
@@ -198,6 +203,19 @@ class IndexReader:
                 return Reject(Reason.AMBIGUOUS, f"suit {suit.symbol} {s_best:.2f} vs "
                               f"{other.symbol} {float(ss[other]):.2f}")
         return CornerRead(Card(suit, rank), r_best, r_best - r_next, s_best, s_best - float(ss[si[1]]))
+
+
+def colourless(img: np.ndarray, spread: int = 12) -> bool:
+    """Whether a colour picture holds no colour at all: a grey camera, or a grey photo
+    (issue 15: a real photo's red diamonds were said to be "printed in black").
+
+    >>> colourless(np.full((4, 4, 3), 200, np.uint8)), colourless(np.dstack([np.full((4, 4), 200, np.uint8)] * 2 + [np.full((4, 4), 90, np.uint8)]))
+    (True, False)
+    """
+    if img.ndim < 3:
+        return True
+    chroma = img.max(axis=2).astype(np.int16) - img.min(axis=2)
+    return float(np.percentile(chroma, 99)) < spread
 
 
 def face_is_down(face: np.ndarray | Located, paper_min: float = Thresholds.paper_min) -> bool:

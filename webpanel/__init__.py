@@ -95,6 +95,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         RIG_TIME_SCALE=0.05,     # the emulator's pace (1.0: a real machine's)
         CLUB_NAME="",            # the club, in the USEBIO results export (webpanel.cfg)
         CLUB_ID_NUMBER="",       # the club's number with its national body, likewise
+        FAST_TABLE_FORMS=True,   # a table's entry, acceptance and change: webpanel.fastpath
     )
     if test_config is None:
         from dealer.config import Settings
@@ -106,13 +107,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         from dealer.config import check_public_url
         app.config["PUBLIC_URL"] = check_public_url(app.config["PUBLIC_URL"])
     app.session_interface = _SchemeSessions()
-    if app.config["TRUSTED_PROXIES"]:
-        # Behind a proxy that ends TLS, the scheme (for the Secure cookie) and the
-        # client's address (for the login limit) come from its X-Forwarded-* headers.
-        from werkzeug.middleware.proxy_fix import ProxyFix
-        n = int(app.config["TRUSTED_PROXIES"])
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n,  # type: ignore[method-assign]
-                                x_prefix=n)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(Path(app.instance_path))
     csrf.init_app(app)
@@ -124,6 +118,17 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from webpanel import db
     from webpanel.converters import BoundedInt
     db.init_app(app)
+    if app.config["FAST_TABLE_FORMS"]:
+        from webpanel import fastpath
+        fastpath.install(app)
+    if app.config["TRUSTED_PROXIES"]:
+        # Behind a proxy that ends TLS, the scheme (for the Secure cookie) and the
+        # client's address (for the login limit) come from its X-Forwarded-* headers.
+        # Outermost, so the fast path sees the prefix and scheme as Flask does.
+        from werkzeug.middleware.proxy_fix import ProxyFix
+        n = int(app.config["TRUSTED_PROXIES"])
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n,  # type: ignore[method-assign]
+                                x_prefix=n)
     app.url_map.converters["int"] = BoundedInt  # before any rule: ids stay in range
 
     from webpanel import (

@@ -35,6 +35,9 @@ bind = os.environ.get("BOARDWRIGHT_BIND", "127.0.0.1:5000")
 worker_class = "gthread"
 workers = int(os.environ.get("BOARDWRIGHT_WORKERS", "2"))
 threads = int(os.environ.get("BOARDWRIGHT_THREADS", "4"))
+# The workers' heartbeat file is touched on every turn of the event loop: in memory,
+# not on the laptop's disk (gunicorn's own advice).
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 keepalive = 30  # seconds: a table's phone sends its next entry within minutes, often seconds
 loglevel = "warning"
 
@@ -50,6 +53,16 @@ class RedactingLogger(Logger):
 logger_class = RedactingLogger
 
 
+#: The pages every table opens at the start of a night, compiled before the first phone
+#: asks (a hundred phones opening their page at once would otherwise wait on it).
+WARM_TEMPLATES = ("tables/entry.html", "tables/players.html", "error.html")
+
+
 def post_worker_init(worker: Any) -> None:
+    app = getattr(worker, "wsgi", None)
+    env = getattr(app, "jinja_env", None)
+    if env is not None:
+        for name in WARM_TEMPLATES:
+            env.get_template(name)
     gc.collect()
     gc.freeze()

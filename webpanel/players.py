@@ -153,9 +153,8 @@ def table_save(token: str) -> Response | tuple[str, int]:
     try:
         chosen = {s.key: [_read(f, f"{s.field}{i}", s.seats[i - 1]) for i in (1, 2)]
                   for s in seated}
-        for key, players in chosen.items():
-            ps.set_pair(store(), ctx.ce.id, key, players,
-                        who=f"table {ctx.token.section}{ctx.token.table_no}")
+        ps.set_pairs(store(), ctx.ce.id, chosen,
+                     who=f"table {ctx.token.section}{ctx.token.table_no}")
     except (rs.EntryError, PlayerError) as exc:
         values = {k: f.get(k, "")[:FIELD_MAX] for s in seated for k in
                   (f"{s.field}1", f"{s.field}2")}
@@ -242,7 +241,6 @@ def save(ce_id: int) -> Response | tuple[str, int]:
     if errors:
         values = {k: v[:FIELD_MAX] for k, v in f.items() if k.startswith("p_")}
         return _pairs_page(ce_id, values=values, errors=errors, status=400)
-    changed = sum(ps.set_pair(store(), ce_id, key, players, who=who())
-                  for key, players in chosen.items())
+    changed = ps.set_pairs(store(), ce_id, chosen, who=who())
     flash(f"Names saved ({changed} pair{'s' if changed != 1 else ''} changed).", "ok")
     return redirect(url_for("players.pairs", ce_id=ce_id))

@@ -35,7 +35,6 @@ from flask import (
     redirect,
     render_template,
     request,
-    url_for,
 )
 from flask_wtf.csrf import CSRFError
 from werkzeug.wrappers import Response
@@ -45,6 +44,7 @@ from dealer.events.model import EventError
 from dealer.events.movements import Movement
 from dealer.events.moves import after_round
 from dealer.formats.sealing import is_sealed
+from dealer.store import Store
 from dealer.store import results as rs
 from dealer.store.panel_models import ClubEvent, TableToken
 from webpanel import contexts, fields, handrecord
@@ -62,7 +62,12 @@ def table_csrf(token: str) -> str:
     address) nor this value. The director's pages keep Flask-WTF's
     session-bound tokens.
     """
-    key = str(current_app.secret_key).encode()
+    return table_csrf_for(current_app.secret_key, token)
+
+
+def table_csrf_for(secret_key: object, token: str) -> str:
+    """:func:`table_csrf` with the app's secret given (the fast path has no app context)."""
+    key = str(secret_key).encode()
     return hmac.new(key, b"table-form:" + token.encode(), hashlib.sha256).hexdigest()
 
 
@@ -112,7 +117,20 @@ def _gone(title: str, message: str) -> NoReturn:
     abort(make_response(render_template("error.html", title=title, message=message), 410))
 
 
+def table_of(st: Store, token: str) -> TableContext | None:
+    """The table ``token`` opens, if it is open: ``None`` for an unknown or replaced
+    card and a closed event (:func:`_table` says which, on a page)."""
+    found = contexts.table_context(st, token)
+    if not found or found[1].closed_at is not None:
+        return None
+    t, ce, ev = found
+    return TableContext(t, ce, rs.movement_of(ce, t.section), f"{ev.name} {ev.date}".strip())
+
+
 def _table(token: str) -> TableContext:
+    ctx = table_of(store(), token)
+    if ctx is not None:
+        return ctx
     found = contexts.table_context(store(), token)
     if not found:
         if rs.replaced_card(store(), token):
@@ -278,6 +296,56 @@ def _board(f: Mapping[str, str]) -> int:
     return board
 
 
+@dataclass(frozen=True)
+class Done:
+    """A table's form did its work: the page to go to (``said`` names what happened)."""
+
+    token: str
+    said: str
+    board: int
+    round: int | None
+
+    def location(self, script_root: str = "") -> str:
+        """The entry page's address, as ``url_for('tables.entry', ...)`` builds it."""
+        query = f"{self.said}={self.board}"
+        if self.round is not None:
+            query += f"&round={self.round}"
+        return f"{script_root}/t/{self.token}?{query}"
+
+
+#: What a form that did not go through shows: the keywords of :func:`_render`.
+Page = dict
+
+
+def do_enter(st: Store, ctx: TableContext, f: Mapping[str, str]) -> Done | Page:
+    """An entry form (:func:`enter`), without Flask: nothing is written unless ``Done``."""
+    try:
+        # Exactly as sent: a value too long or not a number is refused, never cut.
+        board = _board(f)
+        e = _entry_of(f, board)
+        if f.get("step") == "check":
+            if rs.round_of(ctx.movement, ctx.token.table_no, board) is None:
+                raise rs.EntryError(f"board {board} is not played at this table", "board")
+            return {"form": f, "check": rs.preview(st, ctx.ce, e)}
+        out = rs.submit_at_table(st, ctx.ce, ctx.token.section, ctx.token.table_no, e,
+                                 submission_id=f.get("submission_id", ""),
+                                 who=f"table {ctx.token.section}{ctx.token.table_no}",
+                                 confirm=f.get("confirm") == "on")
+    except rs.Refused as exc:
+        return {"error": str(exc), "status": 403}
+    except rs.EntryError as exc:
+        return {"form": f, "error": str(exc), "field": exc.field, "status": 400}
+    if out.status == "needs-confirmation":
+        return {"form": f, "warnings": out.warnings, "status": 422}
+    if out.status == "conflict":
+        return {"conflict": out.message, "status": 409}
+    # The outcome travels in the address (a board number), not in a flashed message:
+    # nothing is written to the session cookie, and a reload shows the same page.
+    said = "resent" if out.status == "duplicate" else "done"
+    return Done(ctx.token.token, said, board,
+                rs.round_of(ctx.movement, ctx.token.table_no, board))
+
+
 @bp.route("/<token>/enter", methods=["POST"])
 def enter(token: str) -> Response | str | tuple[str, int]:
     """A table's result. The round is the board's own at this table (the movement's),
@@ -287,32 +355,19 @@ def enter(token: str) -> Response | str | tuple[str, int]:
     ``step=check`` (the form's default without JavaScript) shows the score the core
     computes and a button that records it; nothing is written until then."""
     ctx = _table(token)
-    f = request.form
-    try:
-        # Exactly as sent: a value too long or not a number is refused, never cut.
-        board = _board(f)
-        e = _entry_of(f, board)
-        if f.get("step") == "check":
-            if rs.round_of(ctx.movement, ctx.token.table_no, board) is None:
-                raise rs.EntryError(f"board {board} is not played at this table", "board")
-            return _render(ctx, form=f, check=rs.preview(store(), ctx.ce, e))
-        out = rs.submit_at_table(store(), ctx.ce, ctx.token.section, ctx.token.table_no, e,
-                                 submission_id=f.get("submission_id", ""),
-                                 who=f"table {ctx.token.section}{ctx.token.table_no}",
-                                 confirm=f.get("confirm") == "on")
-    except rs.Refused as exc:
-        return _render(ctx, error=str(exc), status=403)
-    except rs.EntryError as exc:
-        return _render(ctx, form=f, error=str(exc), field=exc.field, status=400)
-    if out.status == "needs-confirmation":
-        return _render(ctx, form=f, warnings=out.warnings, status=422)
-    if out.status == "conflict":
-        return _render(ctx, conflict=out.message, status=409)
-    # The outcome travels in the address (a board number), not in a flashed message:
-    # nothing is written to the session cookie, and a reload shows the same page.
-    said = "resent" if out.status == "duplicate" else "done"
-    return redirect(url_for("tables.entry", token=token, **{said: board},
-                            round=rs.round_of(ctx.movement, ctx.token.table_no, board)))
+    return _answer(ctx, do_enter(store(), ctx, request.form))
+
+
+def _answer(ctx: TableContext, out: Done | Page) -> Response | str | tuple[str, int]:
+    if isinstance(out, Done):
+        return redirect(out.location(request.script_root))
+    if out is NOT_FOUND:
+        abort(404)
+    return _render(ctx, **out)
+
+
+#: A form about a board this table has no entry on (404).
+NOT_FOUND: Page = {}
 
 
 @bp.route("/<token>/score")
@@ -333,38 +388,37 @@ def score(token: str) -> Response:
                    vulnerable=p.vulnerability.value)
 
 
+def do_accept(st: Store, ctx: TableContext, board: int, f: Mapping[str, str]) -> Done | Page:
+    """East-West's acceptance (:func:`accept`), without Flask."""
+    try:
+        version = fields.number(f, "version", 1, 10**9)
+        if version is None:
+            raise rs.EntryError("the form is incomplete; reload the page", "version")
+        out = rs.accept_at_table(st, ctx.ce, ctx.token.section, ctx.token.table_no,
+                                 board, version=version)
+    except rs.Refused as exc:
+        return {"error": str(exc), "status": 403}
+    except rs.EntryError as exc:
+        return {"error": str(exc), "field": exc.field, "status": 400}
+    if out is None:
+        return NOT_FOUND
+    if out.status == "conflict":
+        return {"conflict": out.message, "status": 409}
+    said = "accepted" if out.status == "accepted" else "reaccepted"
+    return Done(ctx.token.token, said, board,
+                rs.round_of(ctx.movement, ctx.token.table_no, board))
+
+
 @bp.route("/<token>/accept/<int:board>", methods=["POST"])
 def accept(token: str, board: int) -> Response | str | tuple[str, int]:
     """East-West accept North-South's entry on ``board`` as it was shown to them (the
     form carries the version shown): only then does it count."""
     ctx = _table(token)
-    try:
-        version = fields.number(request.form, "version", 1, 10**9)
-        if version is None:
-            raise rs.EntryError("the form is incomplete; reload the page", "version")
-        out = rs.accept_at_table(store(), ctx.ce, ctx.token.section, ctx.token.table_no,
-                                 board, version=version)
-    except rs.Refused as exc:
-        return _render(ctx, error=str(exc), status=403)
-    except rs.EntryError as exc:
-        return _render(ctx, error=str(exc), field=exc.field, status=400)
-    if out is None:
-        abort(404)
-    if out.status == "conflict":
-        return _render(ctx, conflict=out.message, status=409)
-    said = "accepted" if out.status == "accepted" else "reaccepted"
-    return redirect(url_for("tables.entry", token=token, **{said: board},
-                            round=rs.round_of(ctx.movement, ctx.token.table_no, board)))
+    return _answer(ctx, do_accept(store(), ctx, board, request.form))
 
 
-@bp.route("/<token>/fix/<int:board>", methods=["POST"])
-def fix(token: str, board: int) -> Response | str | tuple[str, int]:
-    """The table changes its own entry, with an audit row: only in its current round and
-    until the results are published (:func:`dealer.store.results.correct_at_table`).
-    The form is the entry form's chips (or, from an older page, the contract as text);
-    a lead not sent is kept as recorded."""
-    ctx = _table(token)
-    f = request.form
+def do_fix(st: Store, ctx: TableContext, board: int, f: Mapping[str, str]) -> Done | Page:
+    """A table's change of its own entry (:func:`fix`), without Flask."""
     try:
         version = fields.number(f, "version", 1, 10**9)
         if version is None:
@@ -381,22 +435,32 @@ def fix(token: str, board: int) -> Response | str | tuple[str, int]:
         if "lead" in f and not e.not_played:
             changes["lead"] = e.lead
         out = rs.correct_at_table(
-            store(), ctx.ce, ctx.token.section, ctx.token.table_no, board,
+            st, ctx.ce, ctx.token.section, ctx.token.table_no, board,
             who=f"table {ctx.token.section}{ctx.token.table_no}",
             reason=f.get("reason", "corrected at the table"),  # checked whole by the core
             submission_id=f.get("submission_id", "") or None, expected_version=version,
             **changes)
     except rs.EntryError as exc:
         if isinstance(exc, rs.Refused) or exc.field == "published":
-            return _render(ctx, error=str(exc), status=403)
-        return _render(ctx, error=str(exc), field=exc.field, status=400)
+            return {"error": str(exc), "status": 403}
+        return {"error": str(exc), "field": exc.field, "status": 400}
     if out is None:  # this table has no entry on that board
-        abort(404)
+        return NOT_FOUND
     if out.status == "conflict":
-        return _render(ctx, conflict=out.message, status=409)
+        return {"conflict": out.message, "status": 409}
     said = "changed" if out.status == "corrected" else "rechanged"
-    return redirect(url_for("tables.entry", token=token, **{said: board},
-                            round=rs.round_of(ctx.movement, ctx.token.table_no, board)))
+    return Done(ctx.token.token, said, board,
+                rs.round_of(ctx.movement, ctx.token.table_no, board))
+
+
+@bp.route("/<token>/fix/<int:board>", methods=["POST"])
+def fix(token: str, board: int) -> Response | str | tuple[str, int]:
+    """The table changes its own entry, with an audit row: only in its current round and
+    until the results are published (:func:`dealer.store.results.correct_at_table`).
+    The form is the entry form's chips (or, from an older page, the contract as text);
+    a lead not sent is kept as recorded."""
+    ctx = _table(token)
+    return _answer(ctx, do_fix(store(), ctx, board, request.form))
 
 
 @bp.route("/<token>/board/<int:board>")

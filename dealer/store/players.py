@@ -17,10 +17,10 @@ them: a table's phone in round 1, or the director.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import cast
+from typing import Any, cast
 
 from sqlalchemy import Table, and_, bindparam, delete, func, or_, select
 
@@ -262,20 +262,33 @@ def resolve(store: Store, text: str, field: str = "name") -> PlayerName | None:
     name = check_name(name, field, required=False)
     if not name:
         return None
-    with store.read() as s:
-        if number:
-            q = select(Member).where(Member.number == number)
-            if scheme:
-                q = q.where(Member.scheme == scheme)
-            found = [_line(m) for m in s.scalars(q.limit(2))]
-            if len(found) == 1:
-                return found[0].as_player()
-            return PlayerName(name, scheme, check_number(number, field))
-        found = [_line(m) for m in s.scalars(
-            select(Member).where(Member.search_key == search_key(name)[:100]).limit(2))]
+    # Built statements: four names at each table in round one (an ORM session and a
+    # fresh query each cost a round-one form 3.5 ms of its 8).
+    if number:
+        statement, args = (_BY_SCHEME_NUMBER if scheme else _BY_NUMBER), {
+            "number": number, "scheme": scheme}
+    else:
+        statement, args = _BY_KEY, {"key": search_key(name)[:100]}
+    if store.engine.dialect.name == "postgresql":
+        from dealer.store.results import postgres  # the driver, directly
+        rows: list[Any] = postgres.run(store, statement, args)
+    else:
+        with store.reads.connect() as conn:
+            rows = list(conn.execute(statement, args))
+    found = [MemberLine(*r) for r in rows]
     if len(found) == 1:
         return found[0].as_player()
+    if number:
+        return PlayerName(name, scheme, check_number(number, field))
     return PlayerName(name)
+
+
+_MEMBERS = cast(Table, Member.__table__)
+_MEMBER_LINE = select(_MEMBERS.c.id, _MEMBERS.c.name, _MEMBERS.c.scheme,
+                      func.coalesce(_MEMBERS.c.number, ""), _MEMBERS.c.email)
+_BY_NUMBER = _MEMBER_LINE.where(_MEMBERS.c.number == bindparam("number")).limit(2)
+_BY_SCHEME_NUMBER = _BY_NUMBER.where(_MEMBERS.c.scheme == bindparam("scheme"))
+_BY_KEY = _MEMBER_LINE.where(_MEMBERS.c.search_key == bindparam("key")).limit(2)
 
 
 # Built once, run with bound values on the engine for reads: a table's page asks for
@@ -325,56 +338,76 @@ def set_pair(store: Store, club_event_id: int, key: PairKey,
 
     Returns whether anything changed; a change is written to the audit log.
     """
-    if len(players) > 2:
-        raise PlayerError("a pair has two players", "players")
-    wanted = {seat: p for seat, p in enumerate(players, 1)
-              if p is not None and clean_name(p.name)}
-    for seat, p in wanted.items():
-        check_name(p.name, f"player {seat}")
+    return bool(set_pairs(store, club_event_id, {key: players}, who=who))
+
+
+def set_pairs(store: Store, club_event_id: int,
+              pairs: Mapping[PairKey, Sequence[PlayerName | None]], *, who: str) -> int:
+    """:func:`set_pair` for several pairs in one transaction (a table's two pairs, the
+    desk's whole list): all are kept or none. Returns how many pairs changed."""
+    wanted: dict[PairKey, dict[int, PlayerName]] = {}
+    for key, players in pairs.items():
+        if len(players) > 2:
+            raise PlayerError("a pair has two players", "players")
+        wanted[key] = {seat: p for seat, p in enumerate(players, 1)
+                       if p is not None and clean_name(p.name)}
+        for seat, p in wanted[key].items():
+            check_name(p.name, f"player {seat}")
+    if not wanted:
+        return 0
     for attempt in (1, 2):
         try:
-            return _set_pair(store, club_event_id, key, wanted, who)
+            return _set_pairs(store, club_event_id, wanted, who)
         except StoreError:
             # Two phones naming the same pair at once on PostgreSQL: one insert lost the
             # race on the unique key; the second attempt sees its row and updates it.
             if attempt == 2:
                 raise
-    return False  # pragma: no cover - the loop returns or raises
+    return 0  # pragma: no cover - the loop returns or raises
 
 
-def _set_pair(store: Store, club_event_id: int, key: PairKey, wanted: dict[int, PlayerName],
-              who: str) -> bool:
-    changed = False
+def _set_pairs(store: Store, club_event_id: int,
+               wanted: dict[PairKey, dict[int, PlayerName]], who: str) -> int:
+    changed_pairs = 0
+    sections = {k.section for k in wanted}
     with store.turn(), store.write() as s:
-        rows = {r.seat: r for r in s.scalars(select(PairPlayer).where(
-            PairPlayer.club_event_id == club_event_id, PairPlayer.section == key.section,
-            PairPlayer.line == key.line, PairPlayer.pair_no == key.number))}
-        before = pair_label(PlayerName(r.name) for _, r in sorted(rows.items()))
-        for seat in (1, 2):
-            p, row = wanted.get(seat), rows.get(seat)
-            if p is None:
-                if row is not None:
-                    s.delete(row)
+        found: dict[PairKey, dict[int, PairPlayer]] = {}
+        for r in s.scalars(select(PairPlayer).where(
+                PairPlayer.club_event_id == club_event_id,
+                PairPlayer.section.in_(sections),
+                PairPlayer.pair_no.in_({k.number for k in wanted}))):
+            found.setdefault(PairKey(r.section, r.line, r.pair_no), {})[r.seat] = r
+        for key, seats in wanted.items():
+            rows = found.get(key, {})
+            changed = False
+            before = pair_label(PlayerName(r.name) for _, r in sorted(rows.items()))
+            for seat in (1, 2):
+                p, row = seats.get(seat), rows.get(seat)
+                if p is None:
+                    if row is not None:
+                        s.delete(row)
+                        changed = True
+                    continue
+                values = {"name": clean_name(p.name), "member_id": p.member_id,
+                          "scheme": p.scheme, "number": p.number}
+                if row is None:
+                    s.add(PairPlayer(club_event_id=club_event_id, section=key.section,
+                                     line=key.line, pair_no=key.number, seat=seat,
+                                     entered_by=who[:100], **values))
                     changed = True
-                continue
-            values = {"name": clean_name(p.name), "member_id": p.member_id,
-                      "scheme": p.scheme, "number": p.number}
-            if row is None:
-                s.add(PairPlayer(club_event_id=club_event_id, section=key.section,
-                                 line=key.line, pair_no=key.number, seat=seat,
-                                 entered_by=who[:100], **values))
-                changed = True
-            elif any(getattr(row, k) != v for k, v in values.items()):
-                for k, v in values.items():
-                    setattr(row, k, v)
-                row.entered_by, row.updated_at = who[:100], _now()
-                changed = True
-        if changed:
-            after = pair_label(PlayerName(clean_name(p.name)) for _, p in sorted(wanted.items()))
-            audit.add(s, who=who, action="pair-names",
-                      subject=f"event {club_event_id} pair {key}",
-                      detail=f"{before or '(no names)'} -> {after or '(no names)'}")
-    return changed
+                elif any(getattr(row, k) != v for k, v in values.items()):
+                    for k, v in values.items():
+                        setattr(row, k, v)
+                    row.entered_by, row.updated_at = who[:100], _now()
+                    changed = True
+            if changed:
+                changed_pairs += 1
+                after = pair_label(PlayerName(clean_name(p.name))
+                                   for _, p in sorted(seats.items()))
+                audit.add(s, who=who, action="pair-names",
+                          subject=f"event {club_event_id} pair {key}",
+                          detail=f"{before or '(no names)'} -> {after or '(no names)'}")
+    return changed_pairs
 
 
 def clear_event(store: Store, club_event_id: int) -> int:

@@ -46,12 +46,23 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import cast
+from typing import Any, cast
 
-from sqlalchemy import Exists, Table, and_, bindparam, exists, insert, or_, select, update
+from sqlalchemy import (
+    Connection,
+    Exists,
+    Table,
+    and_,
+    bindparam,
+    exists,
+    insert,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -198,18 +209,25 @@ _STATE = (select(CLUB_EVENTS.c.allow_ahead, CLUB_EVENTS.c.closed_at, CLUB_EVENTS
           .where(CLUB_EVENTS.c.id == bindparam("ce")))
 
 
-def table_state(store: Store, club_event_id: int, section: str, table: int) -> TableState:
-    """The table's entered (accepted) boards and the event's switches, in one query."""
-    with store.reads.connect() as conn:
-        rows = conn.execute(_STATE, {"ce": club_event_id, "section": section,
-                                     "table": table}).all()
+def table_state(store: Store, club_event_id: int, section: str, table: int,
+                conn: Connection | None = None) -> TableState:
+    """The table's entered (accepted) boards and the event's switches, in one query
+    (on ``conn`` if given)."""
+    args = {"ce": club_event_id, "section": section, "table": table}
+    if conn is not None:
+        rows: Sequence[Any] = conn.execute(_STATE, args).all()
+    elif store.engine.dialect.name == "postgresql":
+        rows = postgres.run(store, _STATE, args)
+    else:
+        with store.reads.connect() as conn:
+            rows = conn.execute(_STATE, args).all()
     if not rows:
         raise EntryError(f"there is no club event {club_event_id}")
-    first = rows[0]
-    return TableState(frozenset(r.board for r in rows if r.board is not None
-                                and not r.pending),
-                      bool(first.allow_ahead), first.closed_at is not None,
-                      first.published_at is not None, bool(first.ew_accept))
+    allow_ahead, closed_at, published_at, ew_accept = rows[0][:4]
+    return TableState(frozenset(board for *_, board, pending in rows
+                                if board is not None and not pending),
+                      bool(allow_ahead), closed_at is not None,
+                      published_at is not None, bool(ew_accept))
 
 
 def closed_message() -> str:
