@@ -434,9 +434,8 @@ def _lines(edges: np.ndarray) -> tuple[list[Line], list[Line]]:
             if length >= 25:
                 segs.append((length, p, q))
     segs.sort(key=lambda s: -s[0])
-    del segs[60:]  # a card's sides are among the longest pieces; a grainy floor has hundreds
     groups: list[list[float]] = []  # angle, offset, longest piece, length, its middle x, y
-    for length, p, q in segs:
+    for length, p, q in segs[:120]:  # a card's sides are among the longest; a grainy floor has hundreds
         ang = float(np.arctan2(q[1] - p[1], q[0] - p[0])) % np.pi
         mid = (p + q) / 2
         for g in groups:
