@@ -83,7 +83,8 @@ def test_real_photographs_on_light_floors_wood_and_shadows_are_located(path: Pat
     # Issue 15, fifth pass: real phone photographs (CC BY 4.0, data/photos/SOURCES.md) of a
     # white card on white laminate with a shadow across it, on wood, on a pinkish floor; the
     # dark-floor and floor-model ways lose part of the card in such floors, its straight
-    # edges find it. One card, in a card's shape and size, never "two cards".
+    # edges find it. And a card on black glass with a strip of glare along the frame's edge
+    # (8D, 9H), which was "two cards". One card, in a card's shape and size.
     from vision.locate import Located, locate
 
     frame = cv2.resize(cv2.imread(str(path)), (640, 480), interpolation=cv2.INTER_LINEAR)
