@@ -13,11 +13,15 @@ A corpus is a folder with one sub-folder per deck::
 Photos of any size are fitted into the gate's 640×480 frame (scaled down to
 fit, the rest filled by repeating the photo's own edge, so the floor model
 sees the photo's own floor). For each deck, the first photo of each of the
-52 cards (in name order) is the learning pass, shown in bridge order; every
-other photo is read with the learned design and counted as accepted right,
-accepted **wrong**, or rejected (by reason). A deck missing a card, or whose
-pass is refused, is reported as not learned, with the reason. Files whose
-name does not start with a card are listed as skipped, never guessed.
+52 cards (in name order) that the locator finds as one card is the learning
+pass, shown in bridge order; when the learner refuses the pass naming one of
+its frames, that card is shown again (its next such photo), as an operator
+would, up to ``MAX_RESHOWN`` times (:attr:`DeckResult.reshown` says which and
+why). Every other photo is read with the learned design and counted as
+accepted right, accepted **wrong**, or rejected (by reason). A deck missing a
+card, or whose pass is refused, is reported as not learned, with the reason.
+Files whose name does not start with a card are listed as skipped, never
+guessed.
 
 >>> card_of_name("10h_webcam-3.jpg"), card_of_name("SA.png"), card_of_name("back.jpg")
 (Card('HT'), Card('SA'), None)
@@ -122,17 +126,14 @@ def bench_deck(folder: Path) -> DeckResult:
     # as one card; and when the learner names a frame of the pass it cannot use (its
     # index not split in two, or its suit unlike its run's), that card is shown again:
     # its next such photo. The rest are read.
-    located: dict[Card, list[tuple[Path, np.ndarray]]] = {}
     tried: dict[Card, int] = {}
 
     def next_photo(c: Card) -> tuple[Path, np.ndarray] | None:
-        got = located.setdefault(c, [])
         while tried.get(c, 0) < len(by_card[c]):
             p = by_card[c][tried.get(c, 0)]
             tried[c] = tried.get(c, 0) + 1
             img = _read(p)
             if img is not None and isinstance(locate(img), Located):
-                got.append((p, img))
                 return p, img
         return None
 
