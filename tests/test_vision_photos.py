@@ -97,3 +97,18 @@ def test_real_photographs_on_light_floors_wood_and_shadows_are_located(path: Pat
     assert 60_000 <= found.area <= 230_000
     # the card lies at the frame's centre, as photos_fetch laid it
     assert np.hypot(*(quad.mean(axis=0) - (320, 240))) < 40
+
+
+def test_a_card_the_learner_cannot_use_is_shown_again(tmp_path: Path) -> None:
+    # As an operator would: the learner names the frame it cannot use, and that card's next
+    # photo is taken. Here the first "♠A" photo is mislabelled (it shows the ♥A), so the
+    # spade run has a heart in it; read afterwards, it counts against its label.
+    deck = tmp_path / "dondorf-phone"
+    deck.mkdir()
+    for i, card in enumerate(bridge_order()):
+        cv2.imwrite(str(deck / f"{card.rank.char}{card.suit.letter.lower()}-1.jpg"), _photo(card, 100 + i))
+    cv2.imwrite(str(deck / "As-0.jpg"), _photo(Card.parse("HA"), 8))  # before As-1.jpg
+    res = bench_photos(tmp_path)["dondorf-phone"]
+    assert res.learned, res.not_learned
+    assert len(res.reshown) == 1 and res.reshown[0].startswith("SA: As-0.jpg -> As-1.jpg"), res.reshown
+    assert res.tested == 1 and res.wrong_examples == ["As-0.jpg read as HA"]
