@@ -285,6 +285,9 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray]], *, jokers: int = 
                          + (f" and {jokers} joker(s)" if jokers else ""))
     # The corner that holds the index: the usual one, or a larger one for a deck
     # whose big index does not fit it (Nicu's), the same for every card of the pass.
+    # A corner that cuts the suit off can still split into two shapes (the rank and
+    # what is left of the suit), so the corner must also give a pass whose order can
+    # be established (a real phone deck's index, issue 15).
     first_error: LearnError | None = None
     for roi_size in ROI_SIZES:
         try:
@@ -292,6 +295,7 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray]], *, jokers: int = 
             for k, (frame_name, found) in enumerate(cards_seen):
                 both = _frame_glyphs(frame_name, found, f"card {k + 1} of the pass", False, roi_size)
                 seen.append(_Seen(frame_name, both, pip_count(found.face, both)))
+            cards, order = infer_order(seen)
             break
         except LearnError as e:
             first_error = first_error or e
@@ -314,7 +318,6 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray]], *, jokers: int = 
         if isinstance(found, Reject):
             raise LearnError(f"frame {got[0]} (the back): {found.reason.value}: {found.detail}")
         back_template = back_signature(found)
-    cards, order = infer_order(seen)
     per_card: dict[Card, tuple[Glyphs, Glyphs]] = {c: s.glyphs for c, s in zip(cards, seen, strict=True)}
     ranks = [[g for c, gs in per_card.items() if int(c.rank) == r for g in gs] for r in range(2, 15)]
     suits = [[g for c, gs in per_card.items() if c.suit == s for g in gs] for s in Suit]

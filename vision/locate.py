@@ -1,6 +1,6 @@
 """Find the card in a frame and warp it upright to a 300×420 face.
 
-Two ways to find the card's outline, tried in turn:
+Three ways to find the card's outline, tried in turn:
 
 1. **Dark floor** (the gate as built): an Otsu threshold on a half-size grey
    frame and the largest outer contour.
@@ -10,6 +10,13 @@ Two ways to find the card's outline, tried in turn:
    model), and everything whose colour stands clearly apart from that plane
    (by 4× the border's own variation, at least) is the card. A light floor,
    a wood table or warm light are all just other floors.
+3. **The card's edges**, when both fail (real photographs: a white card on
+   white laminate, a shadow across the card, glare on a glossy table, which
+   lose part of the card in the floor): straight edges joined into lines, and
+   the best-supported quadrilateral of two pairs of parallel lines at right
+   angles in a card's proportions and size, with nothing beside or across it
+   that could be another card (:func:`_edge_card`). It never says ``two
+   cards``: when it finds nothing, the first two ways' reason stands.
 
 The outline must be one card: its convex hull reduced to the best four
 corners (``approxPolyN``), sides in a card's ratio, and the shape filling its
@@ -105,16 +112,34 @@ def locate(frame: np.ndarray, grey: np.ndarray | None = None) -> Located | Rejec
     h, w = grey.shape[:2]
     small = cv2.resize(grey, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     first = _dark_floor(small)
-    if isinstance(first, np.ndarray):
-        return _finish(frame, grey, first)
     dark = float(np.median(np.concatenate([small[:4].ravel(), small[-4:].ravel()]))) < 100
-    if frame.ndim != 3 or (first.reason is Reason.TWO_CARDS and dark):
+    if isinstance(first, np.ndarray) and (dark or frame.ndim != 3):
+        return _finish(frame, grey, first)
+    if frame.ndim != 3 or (isinstance(first, Reject) and first.reason is Reason.TWO_CARDS and dark):
         # Two cards against a dark floor: a double feed is never second-guessed (a
         # card with a black border on top can look like one card alone in path 2).
-        return first
-    second = _any_floor(cv2.resize(frame, (w // 2, h // 2), interpolation=cv2.INTER_AREA))
+        return first  # type: ignore[return-value]
+    small_bgr = cv2.resize(frame, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    apart = _apart(small_bgr)
+    if isinstance(first, np.ndarray):
+        # Found by the dark-floor way on a floor that is not dark (wood): a card under a
+        # card with a black border can be cut off from it; what lies beyond must be floor.
+        why = _beside_floor(small_bgr, (first - 0.5) / 2, apart)
+        if not why:
+            return _finish(frame, grey, first)
+        first = Reject(Reason.NO_CARD, why)
+    second = _any_floor(small_bgr, apart)
+    if isinstance(second, np.ndarray):
+        # The floor model sees the top card of a double feed as one card when the one
+        # under it shows only a strip: what lies beyond the outline must be floor.
+        why = _beside_floor(small_bgr, (second - 0.5) / 2, apart)
+        if why:
+            second = Reject(Reason.NO_CARD, why)
     if isinstance(second, np.ndarray):
         return _finish(frame, grey, second)
+    third = _edge_card(small_bgr, apart)
+    if isinstance(third, np.ndarray):
+        return _finish(frame, grey, third)
     # Otherwise the floor-model path knows more about an unusual floor.
     return second if second.reason is not Reason.NO_CARD else first
 
@@ -129,8 +154,27 @@ def _dark_floor(small: np.ndarray) -> np.ndarray | Reject:
     return _outline(mask, small.size * 4)
 
 
-def _any_floor(small: np.ndarray) -> np.ndarray | Reject:
-    """Learn the floor from the frame's border and take what stands apart from it."""
+def _any_floor(small: np.ndarray, apart: tuple[np.ndarray, float, np.ndarray] | None = None
+               ) -> np.ndarray | Reject:
+    """Learn the floor from the frame's border and take what stands apart from it
+    (``apart``: :func:`_apart` of ``small``, when the caller has it)."""
+    mask, floor_grey, _ = apart if apart is not None else _apart(small)
+    if np.count_nonzero(mask) * 4 < MIN_AREA / 6:
+        if floor_grey > 150:
+            return Reject(Reason.BACKGROUND_LIGHT, f"nothing stands apart from the floor (floor grey "
+                          f"{floor_grey:.0f}): a light card on a light floor cannot be found")
+        return Reject(Reason.NO_CARD, "nothing stands apart from the floor")
+    out = _outline(mask, small.size * 4, light=floor_grey > 150)
+    if isinstance(out, Reject) and out.reason is Reason.NO_CARD and floor_grey > 150 \
+            and "too small" not in out.detail:
+        return Reject(Reason.BACKGROUND_LIGHT, f"{out.detail}; the floor is light (grey "
+                      f"{floor_grey:.0f}), so the card's edge may be lost in it")
+    return out
+
+
+def _apart(small: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+    """The pixels that stand apart from the floor learned from the frame's border (a mask),
+    the floor's grey, and the floor's plane (3 terms (1, x, y), 3 channels)."""
     hs, ws = small.shape[:2]
     ys, xs, a = _border_band(hs, ws)
     px = small[ys, xs].astype(np.float64)
@@ -153,18 +197,8 @@ def _any_floor(small: np.ndarray) -> np.ndarray | Reject:
     otsu, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     thr = max(float(otsu), 4 * noise, 18.0)
     mask = cv2.threshold(dist, thr, 255, cv2.THRESH_BINARY)[1].astype(np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _DOT3)
-    if np.count_nonzero(mask) * 4 < MIN_AREA / 6:
-        if floor_grey > 150:
-            return Reject(Reason.BACKGROUND_LIGHT, f"nothing stands apart from the floor (floor grey "
-                          f"{floor_grey:.0f}): a light card on a light floor cannot be found")
-        return Reject(Reason.NO_CARD, "nothing stands apart from the floor")
-    out = _outline(mask, small.size * 4, light=floor_grey > 150)
-    if isinstance(out, Reject) and out.reason is Reason.NO_CARD and floor_grey > 150 \
-            and "too small" not in out.detail:
-        return Reject(Reason.BACKGROUND_LIGHT, f"{out.detail}; the floor is light (grey "
-                      f"{floor_grey:.0f}), so the card's edge may be lost in it")
-    return out
+    closed: np.ndarray = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _DOT3)
+    return closed, floor_grey, coef
 
 
 _SUM3 = np.ones((1, 3), np.float32)  # cv2.transform: the sum of three channels
@@ -236,6 +270,8 @@ def _outline(mask: np.ndarray, frame_area: int, *, light: bool = False) -> np.nd
     if not contours:
         return Reject(Reason.NO_CARD, "nothing on the gate")
     big = sorted(contours, key=cv2.contourArea, reverse=True)
+    if len(big) > 1:
+        big = [big[0]] + [c for c in big[1:] if not _edge_strip(c, big[0], mask.shape)]
     outline = big[0]
     quad, quad_area, ratio, fill, single = _shape(outline)
     if len(big) > 1 and cv2.contourArea(big[1]) * 4 >= MIN_AREA / 4:
@@ -276,6 +312,26 @@ def _outline(mask: np.ndarray, frame_area: int, *, light: bool = False) -> np.nd
     if quad_area > MAX_AREA or quad_area > 0.85 * frame_area:
         return Reject(Reason.NO_CARD, f"shape of {quad_area:.0f} px is too large for one card")
     return _fit_edges(quad, outline) * 2 + 0.5
+
+
+def _edge_strip(shape: np.ndarray, card: np.ndarray, frame: tuple[int, ...]) -> bool:
+    """Is ``shape`` a long thin strip along the frame's edge, well apart from ``card``?
+
+    Light glare on a glossy table, or the light table beyond a dark one, at the edge
+    of a real photo: not a card. A card under another touches or overlaps it, and one
+    lying apart shows a card's proportions.
+    """
+    x, y, w, h = cv2.boundingRect(shape)
+    hs, ws = frame[:2]
+    along = (y == 0 or y + h >= hs) and w >= 0.8 * ws or (x == 0 or x + w >= ws) and h >= 0.8 * hs
+    if not along:
+        return False
+    (_, _), (a, b), _ = cv2.minAreaRect(shape)
+    if max(a, b) < 4 * max(min(a, b), 1.0):
+        return False
+    hull = cv2.convexHull(card)
+    gap = min(-cv2.pointPolygonTest(hull, (float(px), float(py)), True) for px, py in shape.reshape(-1, 2))
+    return gap >= 6
 
 
 def _fit_edges(quad: np.ndarray, contour: np.ndarray) -> np.ndarray:
@@ -339,3 +395,304 @@ def _face_transform(quad: np.ndarray) -> np.ndarray:
         q = np.roll(q, -1, axis=0)
     dst = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
     return cv2.getPerspectiveTransform(q.astype(np.float32), dst)
+
+
+# --- Path 3: the card's edges -------------------------------------------------------------
+
+#: A side must have an edge along this share of its length (its middle 80 %: corners are
+#: rounded); and the four sides together this share.
+SIDE_SUPPORT, ALL_SUPPORT = 0.6, 0.8
+
+
+def _edge_map(small: np.ndarray) -> np.ndarray:
+    """Canny edges of each colour channel of the half-size frame, after a 5-px median (a
+    phone's speckle noise), combined: a white card on a wood or warm floor differs in
+    colour where it differs little in grey."""
+    b = cv2.medianBlur(small, 5)
+    edges: np.ndarray = cv2.Canny(b[..., 0], 15, 40, L2gradient=True)
+    for c in (1, 2):
+        edges = cv2.bitwise_or(edges, cv2.Canny(b[..., c], 15, 40, L2gradient=True))
+    return edges
+
+
+Line = tuple[float, float, float, float, float]  # angle, offset, length, x, y (half-size pixels)
+
+
+def _lines(edges: np.ndarray) -> tuple[list[Line], list[Line]]:
+    """Straight edge lines as (angle in [0, π), offset, length covered, x, y of the middle of
+    its longest piece), longest first: the straight pieces of every edge curve, pieces on
+    one line joined; and the pieces themselves (angle, 0, length, x, y of the middle)."""
+    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    segs = []
+    for c in contours:
+        if len(c) < 80:
+            continue
+        poly = cv2.approxPolyDP(c, 1.5, True).reshape(-1, 2).astype(np.float64)
+        for p, q in zip(poly, np.roll(poly, -1, axis=0), strict=True):
+            d = q - p
+            length = float(np.hypot(*d))
+            if length >= 25:
+                segs.append((length, p, q))
+    segs.sort(key=lambda s: -s[0])
+    groups: list[list[float]] = []  # angle, offset, longest piece, length, its middle x, y
+    for length, p, q in segs[:120]:  # a card's sides are among the longest; a grainy floor has hundreds
+        ang = float(np.arctan2(q[1] - p[1], q[0] - p[0])) % np.pi
+        mid = (p + q) / 2
+        for g in groups:
+            da = abs(ang - g[0])
+            da = min(da, np.pi - da)
+            if da < np.radians(3) and abs(-np.sin(g[0]) * mid[0] + np.cos(g[0]) * mid[1] - g[1]) < 3:
+                g[3] += length
+                break
+        else:
+            groups.append([ang, -np.sin(ang) * mid[0] + np.cos(ang) * mid[1], length, length,
+                           float(mid[0]), float(mid[1])])
+    groups.sort(key=lambda g: -g[3])
+    # (each edge is traced on both sides, so the pieces cover it twice)
+    pieces: list[Line] = [(float(np.arctan2(q[1] - p[1], q[0] - p[0])) % np.pi, 0.0, length,
+                           float((p[0] + q[0]) / 2), float((p[1] + q[1]) / 2)) for length, p, q in segs]
+    return [(g[0], g[1], g[3] / 2, g[4], g[5]) for g in groups[:24]], pieces
+
+
+def _meet(a: tuple[float, ...], b: tuple[float, ...]) -> np.ndarray | None:
+    na = np.array([-np.sin(a[0]), np.cos(a[0])])
+    nb = np.array([-np.sin(b[0]), np.cos(b[0])])
+    m = np.array([na, nb])
+    if abs(float(np.linalg.det(m))) < 0.2:
+        return None
+    return np.linalg.solve(m, np.array([a[1], b[1]]))
+
+
+def _support(edges_near: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The share of each side's middle 80 % that has an edge within a pixel."""
+    h, w = edges_near.shape
+    out = np.zeros(4)
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        n = max(int(np.hypot(*(b - a))), 2)
+        t = np.linspace(0.1, 0.9, n)[:, None]
+        pts = np.rint(a + (b - a) * t).astype(int)
+        inside = (pts[:, 0] >= 0) & (pts[:, 0] < w) & (pts[:, 1] >= 0) & (pts[:, 1] < h)
+        pts = pts[inside]
+        out[i] = float(np.count_nonzero(edges_near[pts[:, 1], pts[:, 0]])) / n
+    return out
+
+
+def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] | None = None
+               ) -> np.ndarray | str:
+    """The card's corners (full-size pixels) from straight edges: the best-supported
+    quadrilateral of two pairs of parallel edge lines, at right angles, in a card's
+    proportions and size; or why not. Nothing else with long straight edges may lie
+    beside it (the card under it in a double feed shows its edges there)."""
+    edges = _edge_map(small)
+    lines, pieces = _lines(edges)
+    near = cv2.dilate(edges, _DOT3)
+    lo, hi = np.sqrt(MIN_AREA / 4 / 1.65), np.sqrt(MAX_AREA / 4 / 1.15) * 1.15
+    pairs = []
+    for i in range(len(lines)):
+        for j in range(i + 1, len(lines)):
+            a, b = lines[i], lines[j]
+            da = abs(a[0] - b[0])
+            if min(da, np.pi - da) > np.radians(8):
+                continue
+            # (an angle near 0 and one near π are the same direction, offsets of opposite sign)
+            off_b = b[1] if da < np.pi / 2 else -b[1]
+            sep = abs(a[1] - off_b)
+            if 0.7 * lo <= sep <= hi * 1.65:
+                pairs.append((i, j, sep, a[0]))
+    best, best_score = None, 0.0
+    if len(pairs) < 2:
+        return "no four straight edges in a card's shape"
+    # Every two pairs at once (numpy), for the quick tests: at right angles, a card's
+    # proportions and size, and each side's line covering 30 % of its side and the four
+    # together half the outline (measured by the pieces found); the edges along the sides
+    # are counted only for what passes.
+    pr = np.array(pairs)
+    ln = np.array([g[2] for g in lines])
+    pa, pb = np.triu_indices(len(pr), 1)
+    s1, s2 = pr[pa, 2], pr[pb, 2]
+    dt = np.abs(pr[pa, 3] - pr[pb, 3]) % np.pi
+    ratio = np.maximum(s1, s2) / np.minimum(s1, s2)
+    area = s1 * s2 * 4
+    l_i, l_j = ln[pr[pa, 0].astype(int)], ln[pr[pa, 1].astype(int)]  # along the sides s2 long
+    l_k, l_m = ln[pr[pb, 0].astype(int)], ln[pr[pb, 1].astype(int)]  # along the sides s1 long
+    cover = (np.minimum(l_i, s2) + np.minimum(l_j, s2) + np.minimum(l_k, s1) + np.minimum(l_m, s1))
+    ok = ((np.abs(dt - np.pi / 2) <= np.radians(12)) & (ratio >= CARD_RATIO[0]) & (ratio <= CARD_RATIO[1])
+          & (area >= MIN_AREA) & (area <= MAX_AREA)
+          & (np.minimum(np.minimum(l_i, l_j) / s2, np.minimum(l_k, l_m) / s1) >= 0.3)
+          & (cover >= 0.5 * 2 * (s1 + s2)))
+    for p, r in zip(pa[ok], pb[ok], strict=True):
+        i, j = int(pr[p, 0]), int(pr[p, 1])
+        k, m = int(pr[r, 0]), int(pr[r, 1])
+        corners = [_meet(lines[i], lines[k]), _meet(lines[k], lines[j]),
+                   _meet(lines[j], lines[m]), _meet(lines[m], lines[i])]
+        if any(c is None for c in corners):
+            continue
+        quad = np.array(corners)
+        sup = _support(near, quad)
+        sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
+        score = float((sup * sides).sum())
+        if sup.min() >= SIDE_SUPPORT and score >= ALL_SUPPORT * sides.sum() and score > best_score:
+            best, best_score = quad, score
+    if best is None:
+        return "no four straight edges in a card's shape"
+    quad = _fit_sides(edges, best)
+    sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
+    ratio = (sides[0] + sides[2]) / max(float(sides[1] + sides[3]), 1e-6)
+    ratio = max(ratio, 1 / max(ratio, 1e-6))
+    edge_dirs = np.roll(quad, -1, axis=0) - quad
+    cosines = [abs(float(edge_dirs[i] @ edge_dirs[i - 1])) / max(float(sides[i] * sides[i - 1]), 1e-6)
+               for i in range(4)]
+    if not CARD_RATIO[0] <= ratio <= CARD_RATIO[1] or max(cosines) > np.sin(np.radians(12)):
+        return f"the straight edges make a {ratio:.2f}:1 shape, not a card's"
+    poly = quad.astype(np.float32).reshape(-1, 1, 2)
+    card_dirs = [float(np.arctan2(*(quad[1] - quad[0])[::-1])) % np.pi,
+                 float(np.arctan2(*(quad[2] - quad[1])[::-1])) % np.pi]
+    h, w = small.shape[:2]
+    for ang, _off, length, x, y in lines:  # another card's edge across the outline
+        depth = cv2.pointPolygonTest(poly, (x, y), True)
+        turns = [min(abs(ang - d), np.pi - abs(ang - d)) for d in card_dirs]
+        k = int(np.argmin(turns))
+        across = sides[1 - k]  # the outline's size across lines of this direction
+        if turns[k] < np.radians(6) and length >= 0.5 * sides[k] and depth > 0.12 * across:
+            return "a long straight edge across the outline: another card's edge?"
+    why = _beside_floor(small, quad, apart_ if apart_ is not None else _apart(small))
+    if why:
+        return why
+    step = float(np.median([_step(small, quad[i], quad[(i + 1) % 4]) for i in range(4)]))
+    for ang, _off, length, x, y in pieces:  # the pieces: a piece beside a corner joins the side's line
+        if length < 0.25 * sides.min():
+            break
+        gap = -cv2.pointPolygonTest(poly, (x, y), True)  # > 0: outside the card
+        if not 4 < gap < 0.8 * sides.max():
+            continue
+        turn = min(min(abs(ang - d), np.pi - abs(ang - d)) for d in card_dirs)
+        if turn > np.radians(12):
+            continue
+        if min(x, y, w - 1 - x, h - 1 - y) < 6 and min(abs(np.sin(ang)), abs(np.cos(ang))) < 0.1:
+            continue  # the frame's own edge
+        half = np.array([np.cos(ang), np.sin(ang)]) * min(length, 60) / 2
+        if _step(small, np.array([x, y]) - half, np.array([x, y]) + half) >= 0.5 * step:
+            return (f"a long straight edge ({2 * length:.0f} px) beside the card's outline: "
+                    "another card under it, or the floor's edge")
+    return quad.astype(np.float32) * 2 + 0.5
+
+
+def _fit_sides(edges: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Each side refitted to the edge pixels along its middle 80 % (within 2 px), and the
+    sides intersected: the lines of the pieces are only as good as their longest piece."""
+    ys, xs = np.nonzero(edges)
+    pts = np.stack([xs, ys], 1).astype(np.float64)
+    fitted = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        d = b - a
+        length = float(np.hypot(*d))
+        u = d / length
+        rel = pts - a
+        along = rel @ u
+        off = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
+        near = pts[(off < 2.0) & (along > 0.1 * length) & (along < 0.9 * length)]
+        if len(near) < 10:
+            return quad
+        vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        ang = float(np.arctan2(vy, vx)) % np.pi
+        fitted.append((ang, -np.sin(ang) * x0 + np.cos(ang) * y0))
+    out = [_meet(fitted[i - 1], fitted[i]) for i in range(4)]
+    if any(c is None for c in out):
+        return quad
+    new = np.array(out)
+    return new if float(np.abs(new - quad).max()) < 6 else quad
+
+
+
+def _step(small: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """How sharply the frame changes across the line from ``a`` to ``b`` (its middle 80 %):
+    the median over the line of the largest channel difference 3 px to either side."""
+    h, w = small.shape[:2]
+    d = b - a
+    n = np.array([-d[1], d[0]]) / max(float(np.hypot(*d)), 1e-6)
+    t = np.linspace(0.1, 0.9, 16)[:, None]
+    mid = a + d * t
+    p, q = np.rint(mid + 3 * n).astype(int), np.rint(mid - 3 * n).astype(int)
+    ok = (np.minimum(p, q).min(axis=1) >= 0) & (np.maximum(p[:, 0], q[:, 0]) < w) & (np.maximum(p[:, 1], q[:, 1]) < h)
+    if not ok.any():
+        return 0.0
+    p, q = p[ok], q[ok]
+    diff = np.abs(small[p[:, 1], p[:, 0]].astype(np.int16) - small[q[:, 1], q[:, 0]].astype(np.int16)).max(axis=1)
+    return float(np.median(diff))
+
+
+def _beside_floor(small: np.ndarray, quad: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray]
+                  ) -> str | None:
+    """Why the outline ``quad`` (half-size pixels) may not be one card alone on the floor,
+    or ``None``: something standing apart from the floor beyond it over more than 6 % of
+    a card, or the card's paper (or a colour not the floor's) past one of its sides. The
+    card under another in a double feed does that; a white card on a white floor, and
+    its floor, do not."""
+    apart, _, plane = apart_
+    keep_out = np.full(apart.shape, 255, np.uint8)
+    cv2.fillConvexPoly(keep_out, np.rint(quad).astype(np.int32), 0)
+    beyond = cv2.bitwise_and(apart, cv2.erode(keep_out, np.ones((5, 5), np.uint8)))
+    card_area = float(cv2.contourArea(quad.astype(np.float32)))
+    big = 0
+    if cv2.countNonZero(beyond) > 0.06 * card_area:  # (else no blob can be that large)
+        n, _lab, stats, _ = cv2.connectedComponentsWithStats(beyond, connectivity=8)
+        big = stats[1:, cv2.CC_STAT_AREA].max() if n > 1 else 0
+    if big > 0.06 * card_area:
+        return (f"something stands apart from the floor beside the outline ({big / card_area:.0%} "
+                "of a card): another card under it?")
+    paper_side = _paper_beside(small, quad, plane)
+    if paper_side is not None:
+        return f"the card's paper seems to go on past its {paper_side} side: another card under it?"
+    return None
+
+
+def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray) -> str | None:
+    """Which side (``"long"`` or ``"short"``) has, along over a quarter of it, something
+    beyond it that is not the floor: the card's own paper, or another colour than the
+    floor's; ``None`` when none has.
+
+    The floor's colour at each point is the plane fitted to the frame's border (where a
+    card at the gate never lies), the paper's a band just inside the outline. The card
+    under another in a double feed shows its paper, or its picture, just outside the top
+    card's side; a shadow on the floor is only darker, and keeps the floor's colour. (A
+    card whose paper is the floor's colour gives no answer here: neither does anything
+    else.)
+    """
+    h, w = small.shape[:2]
+    a = quad.astype(np.float64)
+    d = np.roll(a, -1, axis=0) - a
+    n = np.stack([-d[:, 1], d[:, 0]], 1) / np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-6)[:, None]
+    n *= np.where(((a.mean(axis=0) - a) * n).sum(axis=1) > 0, -1.0, 1.0)[:, None]  # outward
+    t = np.linspace(0.15, 0.85, 20)
+    mid = a[:, None, :] + d[:, None, :] * t[None, :, None]  # (4 sides, 20, 2)
+    depth = np.array([-14, -11, -8, -5, 6, 10], np.float64)  # inside (the margin's paper), outside
+    pts = mid[:, None] + depth[None, :, None, None] * n[:, None, None, :]  # (4, 6, 20, 2)
+    p = np.rint(pts).astype(np.int32)
+    ok = (p[..., 0] >= 0) & (p[..., 0] < w) & (p[..., 1] >= 0) & (p[..., 1] < h)
+    px = small[p[..., 1].clip(0, h - 1), p[..., 0].clip(0, w - 1)].astype(np.float64)
+    terms = np.stack([np.ones(pts.shape[:-1]), pts[..., 0] / w, pts[..., 1] / h], -1)
+    floor = terms @ plane  # the floor's colour there
+    inside_ok = ok[:, :4]
+    if inside_ok.sum() < 20:
+        return None
+    paper = np.median(px[:, :4][inside_ok], axis=0)
+    gap = float(np.median(np.linalg.norm(paper - floor[:, :4][inside_ok], axis=-1)))
+    if gap < 25:  # paper and floor too alike to tell apart this way
+        return None
+    out, fl, valid = px[:, 4:], floor[:, 4:], ok[:, 4:]  # (4 sides, 2 depths, 20, ...)
+    to_paper = np.linalg.norm(out - paper, axis=-1)
+    to_floor = np.linalg.norm(out - fl, axis=-1)
+    chroma = out / np.maximum(out.sum(axis=-1, keepdims=True), 1.0)
+    floor_chroma = fl / np.maximum(fl.sum(axis=-1, keepdims=True), 1.0)
+    like = (to_paper < 0.5 * gap) & (to_paper < to_floor)
+    lit = (out.sum(axis=-1) > 150) & (fl.sum(axis=-1) > 150)  # (a dark pixel's colour is noise)
+    like |= (np.abs(chroma - floor_chroma).max(axis=-1) > 0.08) & lit
+    like &= valid
+    sides = np.hypot(d[:, 0], d[:, 1])
+    for i in range(4):
+        if valid[i].sum() >= 10 and like[i].all(axis=0).sum() > 0.25 * 20:
+            return "long" if sides[i] >= sides[(i + 1) % 4] else "short"
+    return None
+

@@ -13,11 +13,15 @@ A corpus is a folder with one sub-folder per deck::
 Photos of any size are fitted into the gate's 640×480 frame (scaled down to
 fit, the rest filled by repeating the photo's own edge, so the floor model
 sees the photo's own floor). For each deck, the first photo of each of the
-52 cards (in name order) is the learning pass, shown in bridge order; every
-other photo is read with the learned design and counted as accepted right,
-accepted **wrong**, or rejected (by reason). A deck missing a card, or whose
-pass is refused, is reported as not learned, with the reason. Files whose
-name does not start with a card are listed as skipped, never guessed.
+52 cards (in name order) that the locator finds as one card is the learning
+pass, shown in bridge order; when the learner refuses the pass naming one of
+its frames, that card is shown again (its next such photo), as an operator
+would, up to ``MAX_RESHOWN`` times (:attr:`DeckResult.reshown` says which and
+why). Every other photo is read with the learned design and counted as
+accepted right, accepted **wrong**, or rejected (by reason). A deck missing a
+card, or whose pass is refused, is reported as not learned, with the reason.
+Files whose name does not start with a card are listed as skipped, never
+guessed.
 
 >>> card_of_name("10h_webcam-3.jpg"), card_of_name("SA.png"), card_of_name("back.jpg")
 (Card('HT'), Card('SA'), None)
@@ -40,6 +44,7 @@ from vision.locate import Located, locate
 from vision.sources import IMAGE_SUFFIXES
 
 FRAME_W, FRAME_H = 640, 480
+MAX_RESHOWN = 20  # cards of the learning pass shown again (the learner named their frame)
 
 
 def card_of_name(name: str) -> Card | None:
@@ -78,6 +83,7 @@ class DeckResult:
     numbers: list[int] = field(default_factory=lambda: [0, 0])
     skipped: list[str] = field(default_factory=list)
     wrong_examples: list[str] = field(default_factory=list)
+    reshown: list[str] = field(default_factory=list)  # cards of the pass shown again, and why
 
     @property
     def tested(self) -> int:
@@ -89,7 +95,7 @@ class DeckResult:
                 "accepted_wrong": self.wrong, "rejected": dict(self.rejected),
                 "accepted_pct": round(100 * (self.right + self.wrong) / max(1, self.tested), 2),
                 "courts": self.courts, "numbers": self.numbers, "skipped": self.skipped,
-                "wrong_examples": self.wrong_examples}
+                "wrong_examples": self.wrong_examples, "reshown": self.reshown}
 
 
 def _read(path: Path) -> np.ndarray | None:
@@ -115,27 +121,47 @@ def bench_deck(folder: Path) -> DeckResult:
         res.not_learned = (f"no photo of {len(missing)} card(s) ({', '.join(str(c) for c in missing[:6])}"
                            f"{'…' if len(missing) > 6 else ''}): a learning pass needs all 52")
         return res
-    frames = []
-    taught: dict[Card, Path] = {}
-    for c in bridge_order():
-        # As at the gate: a card the camera could not find as one card is shown again,
-        # so the pass takes the first photo of each card (in name order) that the
-        # locator finds as one card; the rest are read.
-        for p in by_card[c]:
+    # As at the gate: a card the camera could not find as one card is shown again, so
+    # the pass takes the first photo of each card (in name order) that the locator finds
+    # as one card; and when the learner names a frame of the pass it cannot use (its
+    # index not split in two, or its suit unlike its run's), that card is shown again:
+    # its next such photo. The rest are read.
+    tried: dict[Card, int] = {}
+
+    def next_photo(c: Card) -> tuple[Path, np.ndarray] | None:
+        while tried.get(c, 0) < len(by_card[c]):
+            p = by_card[c][tried.get(c, 0)]
+            tried[c] = tried.get(c, 0) + 1
             img = _read(p)
             if img is not None and isinstance(locate(img), Located):
-                frames.append((p.name, img))
-                taught[c] = p
-                break
-        else:
+                return p, img
+        return None
+
+    chosen: dict[Card, tuple[Path, np.ndarray]] = {}
+    for c in bridge_order():
+        first = next_photo(c)
+        if first is None:
             res.not_learned = (f"no photo of {c} shows one card the locator finds "
                                f"({len(by_card[c])} tried)")
             return res
-    try:
-        design = learn(folder.name, frames, source=str(folder))
-    except LearnError as e:
-        res.not_learned = str(e)
+        chosen[c] = first
+    for _ in range(MAX_RESHOWN + 1):
+        try:
+            design = learn(folder.name, [(p.name, img) for p, img in chosen.values()], source=str(folder))
+            break
+        except LearnError as e:
+            named = re.search(r"frame (\S+\.\w+)", str(e))
+            card = next((c for c, (p, _) in chosen.items() if named and p.name == named.group(1)), None)
+            again = next_photo(card) if card is not None else None
+            if card is None or again is None:
+                res.not_learned = str(e)
+                return res
+            res.reshown.append(f"{card}: {chosen[card][0].name} -> {again[0].name} ({str(e)[:80]})")
+            chosen[card] = again
+    else:
+        res.not_learned = f"still refused after {MAX_RESHOWN} cards shown again: {res.reshown[-1]}"
         return res
+    taught = {c: p for c, (p, _) in chosen.items()}
     res.learned, res.order = True, design.order
     reader = IndexReader(design)
     for card, paths in by_card.items():
