@@ -245,3 +245,51 @@ def test_the_table_statements_run_on_the_driver_on_postgresql(db_url: str) -> No
                                        "contract": "3NT", "declarer": "S", "lead": None,
                                        "tricks": 9, "score": 400, "entered_by": "t",
                                        "late": False}, "d3")
+
+
+def test_the_panel_copies_sqlites_log_from_a_thread_not_in_an_entry(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Before: the commit that filled SQLite's log past 1,000 pages copied it back (with an
+    fsync) while holding the writer's turn: 60-220 ms during which every table waited.
+    The panel's connections no longer copy; a thread of the panel's does, every 0.5 s."""
+    import shutil
+    import sqlite3
+    import threading
+    import time
+
+    from sqlalchemy import text
+    from web_helpers import make_app
+
+    from webpanel.db import store
+
+    db = tmp_path / "bw.sqlite"
+    app = make_app(f"sqlite:///{db}", CHECKPOINT_IN_BACKGROUND=True)
+    with app.app_context():
+        st = store()
+        with st.engine.connect() as c:
+            assert c.execute(text("PRAGMA wal_autocheckpoint")).scalar() == 0
+        assert any(t.name == "checkpoint bw.sqlite" for t in threading.enumerate())
+        ce = rs.create_club_event(st, "Log", tables=3)
+        out = rs.submit(st, ce, "A", 1, 1, rs.Entry(1, "4S", "N", 10), submission_id="w1",
+                        who="t")
+        assert out.status == "recorded"
+
+        def in_the_database_file() -> int:
+            # The database file alone, without its log: what has been copied back.
+            alone = tmp_path / "alone.sqlite"
+            shutil.copy(db, alone)
+            conn = sqlite3.connect(alone)
+            try:
+                return conn.execute("SELECT count(*) FROM results").fetchone()[0]
+            except sqlite3.Error:
+                return 0
+            finally:
+                conn.close()
+
+        deadline = time.monotonic() + 5
+        while in_the_database_file() == 0 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert in_the_database_file() == 1
+    # A panel under test (TESTING) keeps SQLite's own copying unless asked.
+    quiet = make_app(f"sqlite:///{tmp_path / 'other.sqlite'}")
+    with quiet.app_context(), store().engine.connect() as c:
+        assert c.execute(text("PRAGMA wal_autocheckpoint")).scalar() == 1000

@@ -96,6 +96,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         CLUB_NAME="",            # the club, in the USEBIO results export (webpanel.cfg)
         CLUB_ID_NUMBER="",       # the club's number with its national body, likewise
         FAST_TABLE_FORMS=True,   # a table's entry, acceptance and change: webpanel.fastpath
+        CHECKPOINT_IN_BACKGROUND=None,  # SQLite's log copied by a thread (None: unless TESTING)
     )
     if test_config is None:
         from dealer.config import Settings

@@ -120,3 +120,52 @@ def writer_turn(engine: Engine) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+
+def checkpoint_in_background(engine: Engine, every: float = 0.5) -> bool:
+    """SQLite file: copy the write-ahead log into the database from a thread of its own.
+
+    By default the commit that fills the log past 1,000 pages copies it back, with
+    an ``fsync`` of the database file, while that writer still holds the writer's
+    turn (:func:`writer_turn`): on a club laptop's disk the copy took 60-220 ms,
+    and every table's entry waited behind it (measured with 100 tables: seven
+    such waits in 30 s, the p99 of the whole run). A long-running process (the
+    panel) turns the automatic copy off on its connections and copies every
+    ``every`` seconds from its own connection, in SQLite's PASSIVE mode, which
+    never waits for readers or writers. The thread ends when ``engine`` is gone.
+    A one-off process needs none: SQLite copies the log when it closes the
+    database. Returns whether a thread was started (not for PostgreSQL, memory).
+
+    >>> checkpoint_in_background(make_engine("sqlite://"))
+    False
+    """
+    import sqlite3
+    import time
+    import weakref
+
+    db = engine.url.database if engine.dialect.name == "sqlite" else None
+    if not db or db == ":memory:" or db.startswith("file:"):
+        return False
+
+    def _manual(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.execute("PRAGMA wal_autocheckpoint=0")
+
+    event.listen(engine, "connect", _manual)
+    engine.dispose()  # connections already made keep the automatic copy: make them again
+    alive = weakref.ref(engine)
+
+    def run() -> None:
+        conn = sqlite3.connect(db, timeout=10, check_same_thread=False)
+        try:
+            conn.execute("PRAGMA wal_autocheckpoint=0")
+            while alive() is not None:
+                time.sleep(every)
+                try:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                except sqlite3.Error:
+                    pass  # busy or gone: the next turn tries again
+        finally:
+            conn.close()
+
+    threading.Thread(target=run, name=f"checkpoint {Path(db).name}", daemon=True).start()
+    return True
