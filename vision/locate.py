@@ -343,17 +343,8 @@ def _fit_edges(quad: np.ndarray, contour: np.ndarray) -> np.ndarray:
     pts = contour.reshape(-1, 2).astype(np.float32)
     lines = []
     for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        d = b - a
-        length = float(np.linalg.norm(d))
-        if length < 10:
-            return quad
-        u = d / length
-        rel = pts - a
-        along = rel @ u
-        off = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
-        near = pts[(off < 3.0) & (along > 0.15 * length) & (along < 0.85 * length)]
-        if len(near) < 8:
+        near = _near_side(pts, quad[i], quad[(i + 1) % 4], 3.0, 0.15, 0.85)
+        if near is None or len(near) < 8:
             return quad
         vx, vy, x0, y0 = cv2.fitLine(near, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0]), np.array([vx, vy])))
@@ -578,6 +569,22 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
     return quad.astype(np.float32) * 2 + 0.5
 
 
+def _near_side(pts: np.ndarray, a: np.ndarray, b: np.ndarray, max_off: float,
+               lo: float, hi: float) -> np.ndarray | None:
+    """The points within ``max_off`` px of the side ``a``-``b``, along its middle (from
+    ``lo`` to ``hi`` of its length: a card's corners are round); ``None`` for a side
+    under 10 px."""
+    d = b - a
+    length = float(np.hypot(*d))
+    if length < 10:
+        return None
+    u = d / length
+    rel = pts - a
+    along = rel @ u
+    off = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
+    return pts[(off < max_off) & (along > lo * length) & (along < hi * length)]
+
+
 def _fit_sides(edges: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """Each side refitted to the edge pixels along its middle 80 % (within 2 px), and the
     sides intersected: the lines of the pieces are only as good as their longest piece."""
@@ -585,15 +592,8 @@ def _fit_sides(edges: np.ndarray, quad: np.ndarray) -> np.ndarray:
     pts = np.stack([xs, ys], 1).astype(np.float64)
     fitted = []
     for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        d = b - a
-        length = float(np.hypot(*d))
-        u = d / length
-        rel = pts - a
-        along = rel @ u
-        off = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
-        near = pts[(off < 2.0) & (along > 0.1 * length) & (along < 0.9 * length)]
-        if len(near) < 10:
+        near = _near_side(pts, quad[i], quad[(i + 1) % 4], 2.0, 0.1, 0.9)
+        if near is None or len(near) < 10:
             return quad
         vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         ang = float(np.arctan2(vy, vx)) % np.pi
