@@ -22,11 +22,13 @@ import hmac
 import io
 import re
 from collections.abc import Callable, Iterable
+from html import escape
 from typing import Any
 from urllib.parse import parse_qsl
 
 from dealer.errors import BoardwrightError
 from dealer.store import Store
+from webpanel import tables
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -36,7 +38,10 @@ _PATH = re.compile(r"/t/([A-Za-z0-9_-]{1,64})/(enter|accept/([1-9][0-9]{0,5})|fi
 _ROOT = re.compile(r"(/[A-Za-z0-9._~-]+)*")
 #: A table's form is a few hundred bytes; anything larger goes through Flask's limits.
 _MAX_BODY = 16 * 1024
-#: The headers every answer of the panel carries (``create_app``'s ``_headers``).
+#: The headers every answer of the panel carries (Flask's through ``create_app``'s
+#: ``after_request``, the fast path's here). No inline script is used: a strict policy
+#: keeps injected markup inert. Tokens live in URLs, so no other site may see one;
+#: same-origin, not no-referrer: over HTTPS Flask-WTF refuses a form without a Referer.
 SECURITY_HEADERS = [
     ("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; "
                                 "script-src 'self'; frame-ancestors 'none'"),
@@ -102,8 +107,6 @@ class TableFastPath:
         return body
 
     def _handle(self, m: re.Match[str], body: bytes) -> Any:
-        from webpanel import tables
-
         if not body.isascii():
             return None
         form: dict[str, str] = {}
@@ -133,8 +136,6 @@ class TableFastPath:
 
 def _redirect_page(location: str) -> bytes:
     # The body Werkzeug's redirect() writes, for a browser that does not follow it.
-    from html import escape
-
     href = escape(location)
     return ("<!doctype html>\n<html lang=en>\n<title>Redirecting...</title>\n"
             "<h1>Redirecting...</h1>\n<p>You should be redirected automatically to the target "

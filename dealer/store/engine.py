@@ -14,7 +14,10 @@ and the store relies on them to cascade deletes and reject orphans).
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
+import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -139,10 +142,6 @@ def checkpoint_in_background(engine: Engine, every: float = 0.5) -> bool:
     >>> checkpoint_in_background(make_engine("sqlite://"))
     False
     """
-    import sqlite3
-    import time
-    import weakref
-
     db = engine.url.database if engine.dialect.name == "sqlite" else None
     if not db or db == ":memory:" or db.startswith("file:"):
         return False

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import cast
 
 from sqlalchemy import Table, and_, bindparam, delete, func, or_, select
 
@@ -269,13 +269,9 @@ def resolve(store: Store, text: str, field: str = "name") -> PlayerName | None:
             "number": number, "scheme": scheme}
     else:
         statement, args = _BY_KEY, {"key": search_key(name)[:100]}
-    if store.engine.dialect.name == "postgresql":
-        from dealer.store.results import postgres  # the driver, directly
-        rows: list[Any] = postgres.run(store, statement, args)
-    else:
-        with store.reads.connect() as conn:
-            rows = list(conn.execute(statement, args))
-    found = [MemberLine(*r) for r in rows]
+    from dealer.store.results import postgres  # on PostgreSQL, the driver directly
+
+    found = [MemberLine(*r) for r in postgres.run(store, statement, args)]
     if len(found) == 1:
         return found[0].as_player()
     if number:

@@ -160,13 +160,9 @@ def correct_at_table(store: Store, ce: ClubEvent, section: str, table: int, boar
     """
     check_reason(reason)
     check_submission_id(submission_id, required=False)
-    dialect = store.engine.dialect.name
     args = {"ce": ce.id, "section": section, "table": table, "board": board}
-    if dialect == "postgresql":
-        found = next(iter(postgres.run(store, _board_guarded(dialect), args)), None)
-    else:
-        with store.reads.connect() as conn:
-            found = conn.execute(_board_guarded(dialect), args).first()
+    found = next(iter(postgres.run(store, _board_guarded(store.engine.dialect.name), args)),
+                 None)
     if found is None:
         return None
     *line, viewed, published_at, closed_at, allow_ahead, boards = found

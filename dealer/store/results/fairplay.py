@@ -46,13 +46,12 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast
+from typing import cast
 
 from sqlalchemy import (
-    Connection,
     Exists,
     Table,
     and_,
@@ -209,18 +208,10 @@ _STATE = (select(CLUB_EVENTS.c.allow_ahead, CLUB_EVENTS.c.closed_at, CLUB_EVENTS
           .where(CLUB_EVENTS.c.id == bindparam("ce")))
 
 
-def table_state(store: Store, club_event_id: int, section: str, table: int,
-                conn: Connection | None = None) -> TableState:
-    """The table's entered (accepted) boards and the event's switches, in one query
-    (on ``conn`` if given)."""
-    args = {"ce": club_event_id, "section": section, "table": table}
-    if conn is not None:
-        rows: Sequence[Any] = conn.execute(_STATE, args).all()
-    elif store.engine.dialect.name == "postgresql":
-        rows = postgres.run(store, _STATE, args)
-    else:
-        with store.reads.connect() as conn:
-            rows = conn.execute(_STATE, args).all()
+def table_state(store: Store, club_event_id: int, section: str, table: int) -> TableState:
+    """The table's entered (accepted) boards and the event's switches, in one query."""
+    rows = postgres.run(store, _STATE, {"ce": club_event_id, "section": section,
+                                        "table": table})
     if not rows:
         raise EntryError(f"there is no club event {club_event_id}")
     allow_ahead, closed_at, published_at, ew_accept = rows[0][:4]

@@ -146,10 +146,15 @@ def _compiled(store: Store, statement: Executable) -> _Compiled | None:
 
 def run(store: Store, statement: Executable, params: dict[str, Any]) -> list[tuple]:
     """``statement`` with ``params`` in a transaction of its own; the rows it returns.
+    On PostgreSQL on the driver directly (above); elsewhere, and for a statement
+    SQLAlchemy must convert, through SQLAlchemy (``Store.reads``).
 
-    >>> # run(store, select(RESULTS.c.id).where(...), {...}) -> [(1,), (2,)]
+    >>> from sqlalchemy import select
+    >>> with Store.open("sqlite://") as st:
+    ...     run(st, select(RESULTS.c.id), {})
+    []
     """
-    found = _compiled(store, statement)
+    found = _compiled(store, statement) if store.engine.dialect.name == "postgresql" else None
     if found is None:
         with store.reads.connect() as conn:
             result = conn.execute(statement, params)
