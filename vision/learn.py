@@ -61,7 +61,9 @@ from vision.decision import Reject
 from vision.glyphs import ROI_H, ROI_W, SUIT_SIZE, Glyphs, _norm, corner_glyphs, pip_count
 from vision.locate import Located, locate
 
-FORMAT_VERSION = 1
+#: 2: glyphs as paper 0 to ink 1, softened (issue 15); a design of format 1 holds
+#: templates of the older glyphs, which the reader no longer makes.
+FORMAT_VERSION = 2
 #: The corners (w, h) tried for the index, smallest first: a 300×420 face's usual
 #: index fits the first; a design learns the first that fits all 52 cards.
 ROI_SIZES = ((ROI_W, ROI_H), (128, 190), (160, 230))
@@ -130,6 +132,10 @@ class LearnedDesign:
             raise LearnError(f"{path}: no learned design there (run 'boardwright vision learn')") from None
         except (OSError, ValueError, KeyError) as exc:
             raise LearnError(f"{path}: not a learned deck design ({exc})") from None
+        if meta.get("format") == 1:
+            raise LearnError(f"{path}: design learned by an earlier version of the reader, whose "
+                             "glyphs this one no longer makes: learn the deck again (vision learn "
+                             f"{meta.get('name', 'NAME')} --replace)")
         if meta.get("format") != FORMAT_VERSION:
             raise LearnError(f"{path}: design format {meta.get('format')} is not {FORMAT_VERSION}")
         return cls(name=meta["name"], source=meta.get("source", ""),
