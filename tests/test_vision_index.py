@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import numpy as np
@@ -93,6 +94,22 @@ def test_design_survives_save_and_load(tmp_path: Path, standard: IndexReader) ->
     path = standard.design.save(tmp_path / "d" / "standard.npz")
     again = IndexReader(LearnedDesign.load(path))
     assert again.read(render_card_frame(Card.parse("DK"), seed=8)).card == Card.parse("DK")
+
+
+def test_a_design_learned_by_the_earlier_reader_is_refused_with_what_to_do(
+        tmp_path: Path, standard: IndexReader) -> None:
+    """Format 1 designs hold templates of the glyphs before issue 15's sixth pass (raw
+    ink, not softened): read against today's glyphs they would only score low, so
+    they are refused at load time, saying to learn the deck again."""
+    path = standard.design.save(tmp_path / "old.npz")
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(str(arrays.pop("meta")))
+    meta["format"] = 1
+    np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)
+    with pytest.raises(LearnError, match=r"old.npz: design learned by an earlier version .* "
+                                         r"vision learn standard --replace"):
+        LearnedDesign.load(path)
 
 
 def test_broken_design_file_and_short_pass_are_clear_errors(tmp_path: Path) -> None:
