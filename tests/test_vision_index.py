@@ -107,8 +107,8 @@ def test_a_design_learned_by_the_earlier_reader_is_refused_with_what_to_do(
     meta = json.loads(str(arrays.pop("meta")))
     meta["format"] = 1
     np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)
-    with pytest.raises(LearnError, match=r"old.npz: design learned by an earlier version .* "
-                                         r"vision learn standard --replace"):
+    with pytest.raises(LearnError, match=r"old.npz: design learned by an earlier version .*"
+                                         r"\(vision learn standard --replace\)"):
         LearnedDesign.load(path)
 
 
