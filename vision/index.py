@@ -197,13 +197,13 @@ class IndexReader:
         z = (g.redness - d.red_split) / d.red_gap
         grey = False
         if abs(z) < t.colour_margin or (z > 0) != suit.is_red:
-            if roi is not None and colourless(roi):
-                # A grey picture (a camera set to black and white, a grey photo) has
-                # no ink colour to check: the shape alone must then beat every other
-                # suit by the full margin, as it must beat the other suit of its colour.
+            if abs(z) < t.colour_margin or (roi is not None and colourless(roi)):
+                # No ink colour to check: a grey picture (a camera set to black and
+                # white, a grey photo), or ink too faint to be clearly red or black
+                # (washed-out red under warm light). The shape alone must then beat
+                # every other suit by the full margin, as it must beat the other suit
+                # of its colour. Ink clearly of the other colour is a contradiction.
                 grey = True
-            elif abs(z) < t.colour_margin:
-                return Reject(Reason.AMBIGUOUS, f"ink colour is neither clearly red nor black ({z:+.2f})")
             else:
                 return Reject(Reason.NOT_THIS_DECK, f"{suit.symbol} printed in {'red' if z > 0 else 'black'}")
         for other in Suit:
@@ -211,7 +211,9 @@ class IndexReader:
                 continue
             need = t.margin if grey or other.is_red == suit.is_red else t.cross_colour_margin
             if margin(s_best, float(ss[other]), float(self._suit_cc[int(suit), int(other)])) < need:
-                why = " (the picture has no colour: the shape alone must tell)" if grey else ""
+                why = ((" (the picture has no colour" if roi is not None and colourless(roi)
+                        else f" (the ink is neither clearly red nor black, {z:+.2f}")
+                       + ": the shape alone must tell)") if grey else ""
                 return Reject(Reason.AMBIGUOUS, f"suit {suit.symbol} {s_best:.2f} vs "
                               f"{other.symbol} {float(ss[other]):.2f}{why}")
         return CornerRead(Card(suit, rank), r_best, r_best - r_next, s_best, s_best - float(ss[si[1]]))
