@@ -21,6 +21,7 @@ False
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -51,6 +52,13 @@ class Thresholds:
     cross_colour_margin: float = 0.25
     ratio: float = 3.0  # the table watcher's suit test (read_partial): a ratio test
     size_tol: float = 0.15  # glyph height within ±15 % of the learned height
+    # The corner that corroborates: once one corner fits the design on every check,
+    # the other must name the same card by the same margins, but its fit to the
+    # design (how well its glyphs match, their size) may be looser: a real
+    # photograph's second corner is often in shadow, glare or blur (issue 15).
+    second_rank_min: float = 0.75
+    second_suit_min: float = 0.85
+    second_size_tol: float = 0.25
     aspect_tol: float = 0.22  # glyph width/height within ±22 % of the learned shape
     colour_margin: float = 0.25  # redness this far (of the red/black gap) from the split
     blur_ratio: float = 0.45  # sharpness below this fraction of the learned frames = blurred
@@ -91,6 +99,7 @@ class IndexReader:
         reads: list[CornerRead] = []
         fails: list[tuple[str, Reject]] = []
         no_index = 0  # corners where not even an index shape was found
+        unfit: tuple[Glyphs, np.ndarray] | None = None  # a corner that fell short of the fit only
         for corner, turned in (("top-left", False), ("bottom-right", True)):
             # Only the corner is warped, not the whole face: the same pixels, for less time.
             roi = found.corner(*self.design.roi, turned=turned)
@@ -99,10 +108,20 @@ class IndexReader:
             r = g if isinstance(g, Reject) else self._corner(g, roi)
             if isinstance(r, Reject):
                 fails.append((corner, r))
-                if self.design.back_template is not None:
-                    break  # the back is ruled out: the first failing corner says why
+                if not isinstance(g, Reject) and r.reason is Reason.NOT_THIS_DECK:
+                    unfit = (g, roi)
             else:
                 reads.append(r)
+        if len(reads) == 1 and unfit is not None:
+            # One corner fits the design on every check; the other, which fell short
+            # only of the design's fit, may corroborate it with the same card.
+            second = self._corner(*unfit, loose=True)
+            if isinstance(second, CornerRead) and second.card == reads[0].card:
+                ev = {"design": self.design.name, "rank_score": round(reads[0].rank_score, 3),
+                      "suit_score": round(reads[0].suit_score, 3), "corners": 2,
+                      "second_corner": {"rank_score": round(second.rank_score, 3),
+                                        "suit_score": round(second.suit_score, 3)}}
+                return Read(reads[0].card, self.method, ev)
         if fails:
             if no_index == 2 and face_is_down(found, self.t.paper_min):
                 return Reject(Reason.FACE_DOWN, "no index in either corner and a patterned middle "
@@ -156,8 +175,12 @@ class IndexReader:
             return None
         return Partial(ra, ca, (sa, sb), t.ratio)
 
-    def _corner(self, g: Glyphs, roi: np.ndarray | None = None) -> CornerRead | Reject:
+    def _corner(self, g: Glyphs, roi: np.ndarray | None = None, *, loose: bool = False) -> CornerRead | Reject:
+        """One corner's read; ``loose``: the corroborating corner's looser fit to the design."""
         t, d = self.t, self.design
+        if loose:
+            t = dataclasses.replace(t, rank_min=t.second_rank_min, suit_min=t.second_suit_min,
+                                    size_tol=t.second_size_tol)
         if g.sharpness < t.blur_ratio * d.sharpness:
             return Reject(Reason.BLURRED, f"sharpness {g.sharpness:.2f} is under "
                           f"{t.blur_ratio:.0%} of the learned {d.sharpness:.2f}")
