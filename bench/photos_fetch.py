@@ -31,7 +31,9 @@ How the photos are turned into gate frames, and why:
   ("Resize to 640x640 (Stretch)", ``README.roboflow.txt``), which makes each card
   a third too wide or too tall. Each camera session is given back its own shape
   (3:4 portrait for the two phones, 16:9 for the webcam), checked by eye: cards
-  come back to a card's proportions.
+  come back to a card's proportions. Nineteen phone photos were shot in landscape
+  (``LANDSCAPE``, checked by eye on contact sheets of both shapes): theirs is undone
+  as 4:3.
 - **Labels from the boxes.** The dataset boxes the two corner indices of each
   card, named by card. A card is used only when both its corner boxes are there;
   the distance between them gives the card's size (the indices sit about 0.72 of
@@ -86,6 +88,20 @@ DATASET = ("Roboflow Universe, cadyzedevelopmenthub/card-detection-zk7wu, versio
 #: Original-name prefix -> (deck folder, the session's true width:height before the export's stretch).
 SESSIONS = {"IMG_20220921": ("phone-standard", 3 / 4), "IMG_77": ("black-gold", 3 / 4),
             "IMG_78": ("black-gold", 3 / 4), "WIN_2024": ("webcam-standard", 16 / 9)}
+#: Photos of a session shot the other way round (landscape, 4:3), so their stretch is
+#: undone the other way. Checked by eye on contact sheets of every photo of the phone
+#: session in both shapes: in these 19 the card's corners are square at 4:3 and the card
+#: a parallelogram at 3:4 (a run from 20:05:16 to 20:06:24, and two later ones); in the
+#: others the other way round, or the card lies level and only 3:4 keeps it whole.
+LANDSCAPE = frozenset({
+    "IMG_20220921_200516", "IMG_20220921_200518", "IMG_20220921_200521",
+    "IMG_20220921_200523", "IMG_20220921_200526", "IMG_20220921_200529",
+    "IMG_20220921_200539", "IMG_20220921_200544", "IMG_20220921_200547",
+    "IMG_20220921_200550", "IMG_20220921_200603", "IMG_20220921_200605",
+    "IMG_20220921_200608", "IMG_20220921_200611", "IMG_20220921_200614",
+    "IMG_20220921_200621", "IMG_20220921_200624", "IMG_20220921_200949",
+    "IMG_20220921_201038",
+})
 FRAME_W, FRAME_H = 640, 480
 CARD_AREA = 95_000  # px at the gate's scale; the locator takes 60,000-230,000
 CARD_RATIO = 88 / 63  # a card's long side over its short side
@@ -262,6 +278,8 @@ def main() -> int:
         if sess is None:
             continue
         deck, aspect = sess
+        if base.removesuffix("_jpg") in LANDSCAPE:
+            aspect = 1 / aspect
         label = f.replace("/images/", "/labels/").rsplit(".", 1)[0] + ".txt"
         try:
             text = str(_git(a.git_dir, "show", f"HEAD:{label}"))
