@@ -164,3 +164,16 @@ def test_a_double_feed_on_a_light_or_wood_floor_is_never_one_card(floor: str, de
     frame = render_card_frame(Card(seed % 52), design=design, seed=seed,
                               distortions=replace(CONDITIONS["double-feed!"], floor=floor))
     assert not isinstance(locate(frame), Located)
+
+
+@pytest.mark.parametrize(("card", "floor", "seed"), [
+    ("HK", "wood", 459275864), ("DJ", "light-floor", 523763730), ("SQ", "normal", 1761235179),
+    ("HQ", "normal", 137695144), ("HQ", "light-floor", 224195089)])
+def test_a_frame_line_cut_short_by_the_big_pip_is_not_the_rank(card: str, floor: str, seed: int) -> None:
+    # Issue 15: on Tigullio's courts the big pip beside the index cuts the frame's top
+    # line to about 60 px, too short to be taken out as a line; it stayed as the top
+    # shape of the corner and was joined to the rank ("rank is 49 px tall, the
+    # design's Q is 41 px"). A flat sliver is no glyph. These frames were refused.
+    reader = _learn_real("tigullio")
+    c = Card.parse(card)
+    assert reader.read(render_card_frame(c, design="tigullio", deck_id=7, seed=seed, distortions=floor)).card == c

@@ -127,7 +127,12 @@ def roi_glyphs(roi: np.ndarray) -> Glyphs | Reject:
     rh, rw = mask.shape
     touches = (x == 0) | (y == 0) | (x + w >= rw) | (y + h >= rh)
     arc = (x <= 4) & (y <= 4) & (a < 0.4 * w * h) & (np.maximum(w, h) <= 32)  # not a thin "7"
-    keep = (a >= MIN_BLOB) & ~touches & ~arc
+    # A stretch of frame line too short to be taken out above (Tigullio's courts:
+    # the big pip beside the index cuts the frame's top line to 60 px, 5 px high
+    # with the frame's rounded corner) is a flat sliver; no glyph is a fifth as
+    # high as it is wide, and as the top shape it would join the rank.
+    sliver = (w >= 20) & (5 * h <= w)
+    keep = (a >= MIN_BLOB) & ~touches & ~arc & ~sliver
     keep[0] = False
     if not keep.any():
         return Reject(Reason.NOT_THIS_DECK, "no index in the corner")
