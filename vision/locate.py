@@ -395,15 +395,52 @@ def _face_transform(quad: np.ndarray) -> np.ndarray:
 SIDE_SUPPORT, ALL_SUPPORT = 0.6, 0.8
 
 
-def _edge_map(small: np.ndarray) -> np.ndarray:
+#: A grey card on a light floor of nearly its grey (or in a shadow) leaves its edge under
+#: Canny's 15/40 along part of a side: there a fainter edge (6/16) counts too, but only
+#: where the frame's gradient runs across the side (within 20°), as a card's edge does;
+#: a grainy floor's faint edges run every way.
+FAINT_CANNY, FAINT_TURN = (6, 16), float(np.cos(np.radians(20)))
+
+
+def _edge_map(small: np.ndarray, blurred: np.ndarray | None = None,
+              thresholds: tuple[int, int] = (15, 40)) -> np.ndarray:
     """Canny edges of each colour channel of the half-size frame, after a 5-px median (a
-    phone's speckle noise), combined: a white card on a wood or warm floor differs in
-    colour where it differs little in grey."""
-    b = cv2.medianBlur(small, 5)
-    edges: np.ndarray = cv2.Canny(b[..., 0], 15, 40, L2gradient=True)
+    phone's speckle noise; ``blurred``, when the caller has it), combined: a white card on
+    a wood or warm floor differs in colour where it differs little in grey."""
+    b = cv2.medianBlur(small, 5) if blurred is None else blurred
+    lo, hi = thresholds
+    edges: np.ndarray = cv2.Canny(b[..., 0], lo, hi, L2gradient=True)
     for c in (1, 2):
-        edges = cv2.bitwise_or(edges, cv2.Canny(b[..., c], 15, 40, L2gradient=True))
+        edges = cv2.bitwise_or(edges, cv2.Canny(b[..., c], lo, hi, L2gradient=True))
     return edges
+
+
+class _Faint:
+    """The faint edges of the half-size frame (Canny :data:`FAINT_CANNY` on each channel
+    after the 5-px median) and the frame's gradient (Sobel, per channel) to tell which way
+    each one runs."""
+
+    def __init__(self, blurred: np.ndarray) -> None:
+        self.edges = _edge_map(blurred, blurred, FAINT_CANNY)
+        self.gx = cv2.Sobel(blurred, cv2.CV_32F, 1, 0, ksize=3)
+        self.gy = cv2.Sobel(blurred, cv2.CV_32F, 0, 1, ksize=3)
+
+    def across(self, pts: np.ndarray, normal: np.ndarray) -> np.ndarray:
+        """For each point (x, y; inside the frame), is there a faint edge within a pixel
+        whose gradient (in its strongest channel) runs along ``normal``, within 20°?"""
+        h, w = self.edges.shape
+        near = pts[:, None, :] + _NEIGHBOURS[None]
+        xs, ys = near[..., 0].clip(0, w - 1), near[..., 1].clip(0, h - 1)
+        on = self.edges[ys, xs] > 0
+        gx, gy = self.gx[ys, xs], self.gy[ys, xs]  # (points, 9, 3 channels)
+        mag = gx * gx + gy * gy
+        k = np.argmax(mag, axis=-1)[..., None]
+        gx, gy, mag = (np.take_along_axis(v, k, -1)[..., 0] for v in (gx, gy, mag))
+        dot = gx * normal[0] + gy * normal[1]
+        return np.any(on & (dot * dot >= FAINT_TURN**2 * mag) & (mag > 0), axis=1)
+
+
+_NEIGHBOURS = np.array([(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)], np.int64)
 
 
 Line = tuple[float, float, float, float, float]  # angle, offset, length, x, y (half-size pixels)
@@ -454,18 +491,24 @@ def _meet(a: tuple[float, ...], b: tuple[float, ...]) -> np.ndarray | None:
     return np.linalg.solve(m, np.array([a[1], b[1]]))
 
 
-def _support(edges_near: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """The share of each side's middle 80 % that has an edge within a pixel."""
+def _support(edges_near: np.ndarray, quad: np.ndarray, faint: _Faint | None = None) -> np.ndarray:
+    """The share of each side's middle 80 % that has an edge within a pixel (or, with
+    ``faint``, a faint edge running along the side)."""
     h, w = edges_near.shape
     out = np.zeros(4)
     for i in range(4):
         a, b = quad[i], quad[(i + 1) % 4]
-        n = max(int(np.hypot(*(b - a))), 2)
+        length = float(np.hypot(*(b - a)))
+        n = max(int(length), 2)
         t = np.linspace(0.1, 0.9, n)[:, None]
         pts = np.rint(a + (b - a) * t).astype(int)
         inside = (pts[:, 0] >= 0) & (pts[:, 0] < w) & (pts[:, 1] >= 0) & (pts[:, 1] < h)
         pts = pts[inside]
-        out[i] = float(np.count_nonzero(edges_near[pts[:, 1], pts[:, 0]])) / n
+        hit = edges_near[pts[:, 1], pts[:, 0]] > 0
+        if faint is not None and not hit.all():
+            normal = np.array([a[1] - b[1], b[0] - a[0]]) / max(length, 1e-6)
+            hit[~hit] = faint.across(pts[~hit], normal)
+        out[i] = float(np.count_nonzero(hit)) / n
     return out
 
 
@@ -475,9 +518,11 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
     quadrilateral of two pairs of parallel edge lines, at right angles, in a card's
     proportions and size; or why not. Nothing else with long straight edges may lie
     beside it (the card under it in a double feed shows its edges there)."""
-    edges = _edge_map(small)
+    blurred = cv2.medianBlur(small, 5)
+    edges = _edge_map(small, blurred)
     lines, pieces = _lines(edges)
     near = cv2.dilate(edges, _DOT3)
+    faint = _Faint(blurred)
     lo, hi = np.sqrt(MIN_AREA / 4 / 1.65), np.sqrt(MAX_AREA / 4 / 1.15) * 1.15
     pairs = []
     for i in range(len(lines)):
@@ -486,9 +531,11 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
             da = abs(a[0] - b[0])
             if min(da, np.pi - da) > np.radians(8):
                 continue
-            # (an angle near 0 and one near π are the same direction, offsets of opposite sign)
-            off_b = b[1] if da < np.pi / 2 else -b[1]
-            sep = abs(a[1] - off_b)
+            # Their spacing where they are: each one's middle from the other line, averaged.
+            # (Offsets are measured at the frame's corner: two lines a few degrees apart,
+            # as a slanted photo makes a card's sides, differ there by more than at the card.)
+            sep = (abs(-np.sin(b[0]) * a[3] + np.cos(b[0]) * a[4] - b[1])
+                   + abs(-np.sin(a[0]) * b[3] + np.cos(a[0]) * b[4] - a[1])) / 2
             if 0.7 * lo <= sep <= hi * 1.65:
                 pairs.append((i, j, sep, a[0]))
     best, best_score = None, 0.0
@@ -520,7 +567,7 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
         if any(c is None for c in corners):
             continue
         quad = np.array(corners)
-        sup = _support(near, quad)
+        sup = _support(near, quad, faint)
         sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
         score = float((sup * sides).sum())
         if sup.min() >= SIDE_SUPPORT and score >= ALL_SUPPORT * sides.sum() and score > best_score:
@@ -547,7 +594,7 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
         across = sides[1 - k]  # the outline's size across lines of this direction
         if turns[k] < np.radians(6) and length >= 0.5 * sides[k] and depth > 0.12 * across:
             return "a long straight edge across the outline: another card's edge?"
-    why = _beside_floor(small, quad, apart_ if apart_ is not None else _apart(small))
+    why = _beside_floor(small, quad, apart_ if apart_ is not None else _apart(small), faint.edges)
     if why:
         return why
     step = float(np.median([_step(small, quad[i], quad[(i + 1) % 4]) for i in range(4)]))
@@ -623,13 +670,13 @@ def _step(small: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
     return float(np.median(diff))
 
 
-def _beside_floor(small: np.ndarray, quad: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray]
-                  ) -> str | None:
+def _beside_floor(small: np.ndarray, quad: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray],
+                  faint_edges: np.ndarray | None = None) -> str | None:
     """Why the outline ``quad`` (half-size pixels) may not be one card alone on the floor,
     or ``None``: something standing apart from the floor beyond it over more than 6 % of
     a card, or the card's paper (or a colour not the floor's) past one of its sides. The
     card under another in a double feed does that; a white card on a white floor, and
-    its floor, do not."""
+    its floor, do not. (``faint_edges``: see :func:`_paper_beside`.)"""
     apart, _, plane = apart_
     keep_out = np.full(apart.shape, 255, np.uint8)
     cv2.fillConvexPoly(keep_out, np.rint(quad).astype(np.int32), 0)
@@ -642,13 +689,14 @@ def _beside_floor(small: np.ndarray, quad: np.ndarray, apart_: tuple[np.ndarray,
     if big > 0.06 * card_area:
         return (f"something stands apart from the floor beside the outline ({big / card_area:.0%} "
                 "of a card): another card under it?")
-    paper_side = _paper_beside(small, quad, plane)
+    paper_side = _paper_beside(small, quad, plane, faint_edges)
     if paper_side is not None:
         return f"the card's paper seems to go on past its {paper_side} side: another card under it?"
     return None
 
 
-def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray) -> str | None:
+def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray,
+                  faint_edges: np.ndarray | None = None) -> str | None:
     """Which side (``"long"`` or ``"short"``) has, along over a quarter of it, something
     beyond it that is not the floor: the card's own paper, or another colour than the
     floor's; ``None`` when none has.
@@ -686,13 +734,42 @@ def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray) -> str
     to_floor = np.linalg.norm(out - fl, axis=-1)
     chroma = out / np.maximum(out.sum(axis=-1, keepdims=True), 1.0)
     floor_chroma = fl / np.maximum(fl.sum(axis=-1, keepdims=True), 1.0)
-    like = (to_paper < 0.5 * gap) & (to_paper < to_floor)
-    lit = (out.sum(axis=-1) > 150) & (fl.sum(axis=-1) > 150)  # (a dark pixel's colour is noise)
-    like |= (np.abs(chroma - floor_chroma).max(axis=-1) > 0.08) & lit
-    like &= valid
+    like = (to_paper < 0.5 * gap) & (to_paper < to_floor) & valid
     sides = np.hypot(d[:, 0], d[:, 1])
+    if faint_edges is not None and _flagged(like, valid):
+        # A grey card on a floor of nearly its grey, which a plane fits badly (a shadow, a
+        # light falling off): the floor past a side can look more like the card's paper
+        # than like the plane. Paper-like pixels are the floor's after all where they are
+        # joined to the frame's border, where the floor was learned, without crossing an
+        # edge (even a faint one) over a good share of a card: the card under another
+        # shows its own edges all round what it shows of itself.
+        like &= ~_open_floor(faint_edges, quad)[p[:, 4:, :, 1].clip(0, h - 1), p[:, 4:, :, 0].clip(0, w - 1)]
+    lit = (out.sum(axis=-1) > 150) & (fl.sum(axis=-1) > 150)  # (a dark pixel's colour is noise)
+    like |= (np.abs(chroma - floor_chroma).max(axis=-1) > 0.08) & lit & valid
     for i in range(4):
         if valid[i].sum() >= 10 and like[i].all(axis=0).sum() > 0.25 * 20:
             return "long" if sides[i] >= sides[(i + 1) % 4] else "short"
     return None
+
+
+def _flagged(like: np.ndarray, valid: np.ndarray) -> bool:
+    """Does a side have ``like`` at every depth along over a quarter of it (the points of
+    :func:`_paper_beside`: 4 sides, depths, 20 along)?"""
+    return bool(((valid.sum(axis=(1, 2)) >= 10) & (like.all(axis=1).sum(axis=1) > 0.25 * 20)).any())
+
+
+def _open_floor(faint_edges: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The pixels outside the outline ``quad`` joined to the frame's border by a path that
+    crosses no edge (a faint edge, or a pixel beside one), in a region of at least half a
+    card: the floor itself, where the frame's border shows it."""
+    free = cv2.bitwise_not(cv2.dilate(faint_edges, _DOT3))
+    cv2.fillConvexPoly(free, np.rint(quad).astype(np.int32), 0)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
+    border = np.unique(np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]]))
+    card_area = float(cv2.contourArea(quad.astype(np.float32)))
+    keep = np.zeros(n, bool)
+    keep[border] = True
+    keep[0] = False  # (the edges and the card)
+    keep &= stats[:, cv2.CC_STAT_AREA] >= 0.5 * card_area
+    return keep[lab]
 
