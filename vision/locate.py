@@ -393,13 +393,18 @@ def _face_transform(quad: np.ndarray) -> np.ndarray:
 #: A side must have an edge along this share of its length (its middle 80 %: corners are
 #: rounded); and the four sides together this share.
 SIDE_SUPPORT, ALL_SUPPORT = 0.6, 0.8
+#: Outlines with at least this share along every side are tried again with faint edges.
+FAINT_FROM = 0.25
 
 
 #: A grey card on a light floor of nearly its grey (or in a shadow) leaves its edge under
-#: Canny's 15/40 along part of a side: there a fainter edge (6/16) counts too, but only
-#: where the frame's gradient runs across the side (within 20°), as a card's edge does;
-#: a grainy floor's faint edges run every way.
-FAINT_CANNY, FAINT_TURN = (6, 16), float(np.cos(np.radians(20)))
+#: Canny's 15/40 along part of a side. When no outline has its sides' edges that way, a
+#: faint edge counts too: a gradient of at least FAINT_STEP (Sobel, in its strongest
+#: channel) within a pixel of the side, but only where it runs across the side (within
+#: 20°), as a card's edge does; a grainy floor's faint edges run every way.
+FAINT_STEP, FAINT_TURN = 10.0, float(np.cos(np.radians(20)))
+#: The faint edges that wall the floor off from what lies past a side (Canny).
+FAINT_CANNY = (6, 16)
 
 
 def _edge_map(small: np.ndarray, blurred: np.ndarray | None = None,
@@ -416,28 +421,26 @@ def _edge_map(small: np.ndarray, blurred: np.ndarray | None = None,
 
 
 class _Faint:
-    """The faint edges of the half-size frame (Canny :data:`FAINT_CANNY` on each channel
-    after the 5-px median) and the frame's gradient (Sobel, per channel) to tell which way
-    each one runs."""
+    """The half-size frame's gradient after the 5-px median (Sobel, per channel), to find
+    its faint edges and which way each one runs."""
 
     def __init__(self, blurred: np.ndarray) -> None:
-        self.edges = _edge_map(blurred, blurred, FAINT_CANNY)
-        self.gx = cv2.Sobel(blurred, cv2.CV_32F, 1, 0, ksize=3)
-        self.gy = cv2.Sobel(blurred, cv2.CV_32F, 0, 1, ksize=3)
+        self.gx = cv2.Sobel(blurred, cv2.CV_16S, 1, 0, ksize=3)
+        self.gy = cv2.Sobel(blurred, cv2.CV_16S, 0, 1, ksize=3)
 
     def across(self, pts: np.ndarray, normal: np.ndarray) -> np.ndarray:
-        """For each point (x, y; inside the frame), is there a faint edge within a pixel
-        whose gradient (in its strongest channel) runs along ``normal``, within 20°?"""
-        h, w = self.edges.shape
+        """For each point (x, y; inside the frame), is there a gradient of at least
+        :data:`FAINT_STEP` within a pixel, in its strongest channel, that runs along
+        ``normal`` (within 20°)?"""
+        h, w = self.gx.shape[:2]
         near = pts[:, None, :] + _NEIGHBOURS[None]
         xs, ys = near[..., 0].clip(0, w - 1), near[..., 1].clip(0, h - 1)
-        on = self.edges[ys, xs] > 0
-        gx, gy = self.gx[ys, xs], self.gy[ys, xs]  # (points, 9, 3 channels)
+        gx, gy = self.gx[ys, xs].astype(np.float32), self.gy[ys, xs].astype(np.float32)  # (points, 9, 3)
         mag = gx * gx + gy * gy
         k = np.argmax(mag, axis=-1)[..., None]
         gx, gy, mag = (np.take_along_axis(v, k, -1)[..., 0] for v in (gx, gy, mag))
         dot = gx * normal[0] + gy * normal[1]
-        return np.any(on & (dot * dot >= FAINT_TURN**2 * mag) & (mag > 0), axis=1)
+        return np.any((mag >= FAINT_STEP**2) & (dot * dot >= FAINT_TURN**2 * mag), axis=1)
 
 
 _NEIGHBOURS = np.array([(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)], np.int64)
@@ -522,7 +525,6 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
     edges = _edge_map(small, blurred)
     lines, pieces = _lines(edges)
     near = cv2.dilate(edges, _DOT3)
-    faint = _Faint(blurred)
     lo, hi = np.sqrt(MIN_AREA / 4 / 1.65), np.sqrt(MAX_AREA / 4 / 1.15) * 1.15
     pairs = []
     for i in range(len(lines)):
@@ -539,6 +541,7 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
             if 0.7 * lo <= sep <= hi * 1.65:
                 pairs.append((i, j, sep, a[0]))
     best, best_score = None, 0.0
+    faint_tries: list[np.ndarray] = []  # outlines to try again with the faint edges
     if len(pairs) < 2:
         return "no four straight edges in a card's shape"
     # Every two pairs at once (numpy), for the quick tests: at right angles, a card's
@@ -567,11 +570,23 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
         if any(c is None for c in corners):
             continue
         quad = np.array(corners)
-        sup = _support(near, quad, faint)
+        sup = _support(near, quad)
         sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
         score = float((sup * sides).sum())
         if sup.min() >= SIDE_SUPPORT and score >= ALL_SUPPORT * sides.sum() and score > best_score:
             best, best_score = quad, score
+        elif best is None and sup.min() >= FAINT_FROM:
+            faint_tries.append(quad)
+    if best is None and faint_tries:
+        # Only when no outline has its edges in full: the faint edges, for the outlines
+        # that have some edge along every side.
+        faint = _Faint(blurred)
+        for quad in faint_tries:
+            sup = _support(near, quad, faint)
+            sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
+            score = float((sup * sides).sum())
+            if sup.min() >= SIDE_SUPPORT and score >= ALL_SUPPORT * sides.sum() and score > best_score:
+                best, best_score = quad, score
     if best is None:
         return "no four straight edges in a card's shape"
     quad = _fit_sides(edges, best)
@@ -594,7 +609,7 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
         across = sides[1 - k]  # the outline's size across lines of this direction
         if turns[k] < np.radians(6) and length >= 0.5 * sides[k] and depth > 0.12 * across:
             return "a long straight edge across the outline: another card's edge?"
-    why = _beside_floor(small, quad, apart_ if apart_ is not None else _apart(small), faint.edges)
+    why = _beside_floor(small, quad, apart_ if apart_ is not None else _apart(small), blurred)
     if why:
         return why
     step = float(np.median([_step(small, quad[i], quad[(i + 1) % 4]) for i in range(4)]))
@@ -671,12 +686,12 @@ def _step(small: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
 
 
 def _beside_floor(small: np.ndarray, quad: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray],
-                  faint_edges: np.ndarray | None = None) -> str | None:
+                  blurred: np.ndarray | None = None) -> str | None:
     """Why the outline ``quad`` (half-size pixels) may not be one card alone on the floor,
     or ``None``: something standing apart from the floor beyond it over more than 6 % of
     a card, or the card's paper (or a colour not the floor's) past one of its sides. The
     card under another in a double feed does that; a white card on a white floor, and
-    its floor, do not. (``faint_edges``: see :func:`_paper_beside`.)"""
+    its floor, do not. (``blurred``: see :func:`_paper_beside`.)"""
     apart, _, plane = apart_
     keep_out = np.full(apart.shape, 255, np.uint8)
     cv2.fillConvexPoly(keep_out, np.rint(quad).astype(np.int32), 0)
@@ -689,14 +704,14 @@ def _beside_floor(small: np.ndarray, quad: np.ndarray, apart_: tuple[np.ndarray,
     if big > 0.06 * card_area:
         return (f"something stands apart from the floor beside the outline ({big / card_area:.0%} "
                 "of a card): another card under it?")
-    paper_side = _paper_beside(small, quad, plane, faint_edges)
+    paper_side = _paper_beside(small, quad, plane, blurred)
     if paper_side is not None:
         return f"the card's paper seems to go on past its {paper_side} side: another card under it?"
     return None
 
 
 def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray,
-                  faint_edges: np.ndarray | None = None) -> str | None:
+                  blurred: np.ndarray | None = None) -> str | None:
     """Which side (``"long"`` or ``"short"``) has, along over a quarter of it, something
     beyond it that is not the floor: the card's own paper, or another colour than the
     floor's; ``None`` when none has.
@@ -736,14 +751,14 @@ def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray,
     floor_chroma = fl / np.maximum(fl.sum(axis=-1, keepdims=True), 1.0)
     like = (to_paper < 0.5 * gap) & (to_paper < to_floor) & valid
     sides = np.hypot(d[:, 0], d[:, 1])
-    if faint_edges is not None and _flagged(like, valid):
+    if blurred is not None and _flagged(like, valid):
         # A grey card on a floor of nearly its grey, which a plane fits badly (a shadow, a
         # light falling off): the floor past a side can look more like the card's paper
         # than like the plane. Paper-like pixels are the floor's after all where they are
         # joined to the frame's border, where the floor was learned, without crossing an
         # edge (even a faint one) over a good share of a card: the card under another
         # shows its own edges all round what it shows of itself.
-        like &= ~_open_floor(faint_edges, quad)[p[:, 4:, :, 1].clip(0, h - 1), p[:, 4:, :, 0].clip(0, w - 1)]
+        like &= ~_open_floor(blurred, quad)[p[:, 4:, :, 1].clip(0, h - 1), p[:, 4:, :, 0].clip(0, w - 1)]
     lit = (out.sum(axis=-1) > 150) & (fl.sum(axis=-1) > 150)  # (a dark pixel's colour is noise)
     like |= (np.abs(chroma - floor_chroma).max(axis=-1) > 0.08) & lit & valid
     for i in range(4):
@@ -758,11 +773,12 @@ def _flagged(like: np.ndarray, valid: np.ndarray) -> bool:
     return bool(((valid.sum(axis=(1, 2)) >= 10) & (like.all(axis=1).sum(axis=1) > 0.25 * 20)).any())
 
 
-def _open_floor(faint_edges: np.ndarray, quad: np.ndarray) -> np.ndarray:
+def _open_floor(blurred: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """The pixels outside the outline ``quad`` joined to the frame's border by a path that
-    crosses no edge (a faint edge, or a pixel beside one), in a region of at least half a
-    card: the floor itself, where the frame's border shows it."""
-    free = cv2.bitwise_not(cv2.dilate(faint_edges, _DOT3))
+    crosses no edge (a faint edge, Canny :data:`FAINT_CANNY` on the median-blurred frame
+    ``blurred``, or a pixel beside one), in a region of at least half a card: the floor
+    itself, where the frame's border shows it."""
+    free = cv2.bitwise_not(cv2.dilate(_edge_map(blurred, blurred, FAINT_CANNY), _DOT3))
     cv2.fillConvexPoly(free, np.rint(quad).astype(np.int32), 0)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
     border = np.unique(np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]]))
