@@ -622,13 +622,23 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
         turn = min(min(abs(ang - d), np.pi - abs(ang - d)) for d in card_dirs)
         if turn > np.radians(12):
             continue
-        if min(x, y, w - 1 - x, h - 1 - y) < 6 and min(abs(np.sin(ang)), abs(np.cos(ang))) < 0.1:
-            continue  # the frame's own edge
+        if _along_border(ang, x, y, w, h):
+            continue
         half = np.array([np.cos(ang), np.sin(ang)]) * min(length, 60) / 2
         if _step(small, np.array([x, y]) - half, np.array([x, y]) + half) >= 0.5 * step:
             return (f"a long straight edge ({2 * length:.0f} px) beside the card's outline: "
                     "another card under it, or the floor's edge")
     return quad.astype(np.float32) * 2 + 0.5
+
+
+def _along_border(ang: float, x: float, y: float, w: int, h: int) -> bool:
+    """Does a straight piece (angle, middle; half-size pixels) run along the frame's border,
+    within 16 px of it and 12° of its direction? The frame's own edge, or the floor's (a
+    table's edge, a photo's edge), where a card at the gate never lies: the card under
+    another would lie between it and the card, and show its paper there."""
+    near_side = min(x, w - 1 - x) < 16 and abs(np.cos(ang)) < np.sin(np.radians(12))
+    near_end = min(y, h - 1 - y) < 16 and abs(np.sin(ang)) < np.sin(np.radians(12))
+    return bool(near_side or near_end)
 
 
 def _near_side(pts: np.ndarray, a: np.ndarray, b: np.ndarray, max_off: float,
