@@ -714,14 +714,14 @@ def _beside_floor(small: np.ndarray, quad: np.ndarray, apart_: tuple[np.ndarray,
     if big > 0.06 * card_area:
         return (f"something stands apart from the floor beside the outline ({big / card_area:.0%} "
                 "of a card): another card under it?")
-    paper_side = _paper_beside(small, quad, plane, blurred)
+    paper_side = _paper_beside(small, quad, plane, blurred, apart)
     if paper_side is not None:
         return f"the card's paper seems to go on past its {paper_side} side: another card under it?"
     return None
 
 
 def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray,
-                  blurred: np.ndarray | None = None) -> str | None:
+                  blurred: np.ndarray | None = None, apart: np.ndarray | None = None) -> str | None:
     """Which side (``"long"`` or ``"short"``) has, along over a quarter of it, something
     beyond it that is not the floor: the card's own paper, or another colour than the
     floor's; ``None`` when none has.
@@ -761,14 +761,14 @@ def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray,
     floor_chroma = fl / np.maximum(fl.sum(axis=-1, keepdims=True), 1.0)
     like = (to_paper < 0.5 * gap) & (to_paper < to_floor) & valid
     sides = np.hypot(d[:, 0], d[:, 1])
-    if blurred is not None and _flagged(like, valid):
+    if blurred is not None and apart is not None and _flagged(like, valid):
         # A grey card on a floor of nearly its grey, which a plane fits badly (a shadow, a
         # light falling off): the floor past a side can look more like the card's paper
-        # than like the plane. Paper-like pixels are the floor's after all where they are
-        # joined to the frame's border, where the floor was learned, without crossing an
-        # edge (even a faint one) over a good share of a card: the card under another
+        # than like the plane. Paper-like pixels are the floor's after all where they lie
+        # in the open floor (joined to much of the frame's border, where the floor was
+        # learned, without crossing an edge, even a faint one): the card under another
         # shows its own edges all round what it shows of itself.
-        like &= ~_open_floor(blurred, quad)[p[:, 4:, :, 1].clip(0, h - 1), p[:, 4:, :, 0].clip(0, w - 1)]
+        like &= ~_open_floor(blurred, quad, apart)[p[:, 4:, :, 1].clip(0, h - 1), p[:, 4:, :, 0].clip(0, w - 1)]
     lit = (out.sum(axis=-1) > 150) & (fl.sum(axis=-1) > 150)  # (a dark pixel's colour is noise)
     like |= (np.abs(chroma - floor_chroma).max(axis=-1) > 0.08) & lit & valid
     for i in range(4):
@@ -783,19 +783,21 @@ def _flagged(like: np.ndarray, valid: np.ndarray) -> bool:
     return bool(((valid.sum(axis=(1, 2)) >= 10) & (like.all(axis=1).sum(axis=1) > 0.25 * 20)).any())
 
 
-def _open_floor(blurred: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """The pixels outside the outline ``quad`` joined to the frame's border by a path that
-    crosses no edge (a faint edge, Canny :data:`FAINT_CANNY` on the median-blurred frame
-    ``blurred``, or a pixel beside one), in a region of at least half a card: the floor
-    itself, where the frame's border shows it."""
+def _open_floor(blurred: np.ndarray, quad: np.ndarray, apart: np.ndarray) -> np.ndarray:
+    """The open floor: the pixels outside the outline ``quad`` joined to the frame's border
+    by a path that crosses no edge (a faint edge, Canny :data:`FAINT_CANNY` on the
+    median-blurred frame ``blurred``, or a pixel beside one), in a region of at least half
+    a card that meets a third of the frame's border where the floor model (``apart``, its
+    mask) sees floor. What a card under another shows of itself is walled off by its own
+    edges, and even cut off by the frame's edge it meets less of the border than that."""
     free = cv2.bitwise_not(cv2.dilate(_edge_map(blurred, blurred, FAINT_CANNY), _DOT3))
     cv2.fillConvexPoly(free, np.rint(quad).astype(np.int32), 0)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
-    border = np.unique(np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]]))
+    ring = np.concatenate([lab[0], lab[-1], lab[1:-1, 0], lab[1:-1, -1]])
+    ring_floor = np.concatenate([apart[0], apart[-1], apart[1:-1, 0], apart[1:-1, -1]]) == 0
+    met = np.bincount(ring[ring_floor], minlength=n)
     card_area = float(cv2.contourArea(quad.astype(np.float32)))
-    keep = np.zeros(n, bool)
-    keep[border] = True
+    keep = (met >= len(ring) / 3) & (stats[:, cv2.CC_STAT_AREA] >= 0.5 * card_area)
     keep[0] = False  # (the edges and the card)
-    keep &= stats[:, cv2.CC_STAT_AREA] >= 0.5 * card_area
     return keep[lab]
 
