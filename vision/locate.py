@@ -431,7 +431,9 @@ class _Faint:
     def across(self, pts: np.ndarray, normal: np.ndarray) -> np.ndarray:
         """For each point (x, y; inside the frame), is there a gradient of at least
         :data:`FAINT_STEP` within a pixel, in its strongest channel, that runs along
-        ``normal`` (within 20°)?"""
+        ``normal`` (within 20°)? Those running one way, or the other way, whichever are
+        more: a card's edge is a step the same way along its side (its paper lighter, or
+        darker, than the floor), a grainy floor's streaks are steps both ways."""
         h, w = self.gx.shape[:2]
         near = pts[:, None, :] + _NEIGHBOURS[None]
         xs, ys = near[..., 0].clip(0, w - 1), near[..., 1].clip(0, h - 1)
@@ -440,7 +442,9 @@ class _Faint:
         k = np.argmax(mag, axis=-1)[..., None]
         gx, gy, mag = (np.take_along_axis(v, k, -1)[..., 0] for v in (gx, gy, mag))
         dot = gx * normal[0] + gy * normal[1]
-        return np.any((mag >= FAINT_STEP**2) & (dot * dot >= FAINT_TURN**2 * mag), axis=1)
+        along = (mag >= FAINT_STEP**2) & (dot * dot >= FAINT_TURN**2 * mag)
+        up, down = np.any(along & (dot > 0), axis=1), np.any(along & (dot < 0), axis=1)
+        return up if np.count_nonzero(up) >= np.count_nonzero(down) else down
 
 
 _NEIGHBOURS = np.array([(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)], np.int64)
