@@ -519,16 +519,10 @@ def _support(edges_near: np.ndarray, quad: np.ndarray, faint: _Faint | None = No
     return out
 
 
-def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] | None = None
-               ) -> np.ndarray | str:
-    """The card's corners (full-size pixels) from straight edges: the best-supported
-    quadrilateral of two pairs of parallel edge lines, at right angles, in a card's
-    proportions and size; or why not. Nothing else with long straight edges may lie
-    beside it (the card under it in a double feed shows its edges there)."""
-    blurred = cv2.medianBlur(small, 5)
-    edges = _edge_map(small, blurred)
-    lines, pieces = _lines(edges)
-    near = cv2.dilate(edges, _DOT3)
+def _pairs(lines: list[Line], *, where: bool) -> list[tuple[int, int, float, float]]:
+    """The pairs of lines parallel within 8° and spaced as a card's sides may be: (i, j,
+    spacing, i's angle). Spaced as their offsets differ (at the frame's corner), or with
+    ``where``, where they are: each one's middle from the other line, averaged."""
     lo, hi = np.sqrt(MIN_AREA / 4 / 1.65), np.sqrt(MAX_AREA / 4 / 1.15) * 1.15
     pairs = []
     for i in range(len(lines)):
@@ -537,21 +531,23 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
             da = abs(a[0] - b[0])
             if min(da, np.pi - da) > np.radians(8):
                 continue
-            # Their spacing where they are: each one's middle from the other line, averaged.
-            # (Offsets are measured at the frame's corner: two lines a few degrees apart,
-            # as a slanted photo makes a card's sides, differ there by more than at the card.)
-            sep = (abs(-np.sin(b[0]) * a[3] + np.cos(b[0]) * a[4] - b[1])
-                   + abs(-np.sin(a[0]) * b[3] + np.cos(a[0]) * b[4] - a[1])) / 2
+            if where:
+                sep = (abs(-np.sin(b[0]) * a[3] + np.cos(b[0]) * a[4] - b[1])
+                       + abs(-np.sin(a[0]) * b[3] + np.cos(a[0]) * b[4] - a[1])) / 2
+            else:  # (an angle near 0 and one near π are the same direction, offsets of opposite sign)
+                sep = abs(a[1] - (b[1] if da < np.pi / 2 else -b[1]))
             if 0.7 * lo <= sep <= hi * 1.65:
-                pairs.append((i, j, sep, a[0]))
-    best, best_score = None, 0.0
-    faint_tries: list[np.ndarray] = []  # outlines to try again with the faint edges
+                pairs.append((i, j, float(sep), a[0]))
+    return pairs
+
+
+def _outlines(lines: list[Line], pairs: list[tuple[int, int, float, float]]
+              ) -> list[tuple[tuple[int, ...] | None, np.ndarray]]:
+    """The outlines of every two pairs that pass the quick tests (numpy): at right angles,
+    a card's proportions and size, and each side's line covering 30 % of its side and the
+    four together half the outline (measured by the pieces found); with their lines."""
     if len(pairs) < 2:
-        return "no four straight edges in a card's shape"
-    # Every two pairs at once (numpy), for the quick tests: at right angles, a card's
-    # proportions and size, and each side's line covering 30 % of its side and the four
-    # together half the outline (measured by the pieces found); the edges along the sides
-    # are counted only for what passes.
+        return []
     pr = np.array(pairs)
     ln = np.array([g[2] for g in lines])
     pa, pb = np.triu_indices(len(pr), 1)
@@ -566,31 +562,65 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
           & (area >= MIN_AREA) & (area <= MAX_AREA)
           & (np.minimum(np.minimum(l_i, l_j) / s2, np.minimum(l_k, l_m) / s1) >= 0.3)
           & (cover >= 0.5 * 2 * (s1 + s2)))
+    out: list[tuple[tuple[int, ...] | None, np.ndarray]] = []
     for p, r in zip(pa[ok], pb[ok], strict=True):
         i, j = int(pr[p, 0]), int(pr[p, 1])
         k, m = int(pr[r, 0]), int(pr[r, 1])
         corners = [_meet(lines[i], lines[k]), _meet(lines[k], lines[j]),
                    _meet(lines[j], lines[m]), _meet(lines[m], lines[i])]
-        if any(c is None for c in corners):
-            continue
-        quad = np.array(corners)
-        sup = _support(near, quad)
+        if all(c is not None for c in corners):
+            out.append(((i, j, k, m), np.array(corners)))
+    return out
+
+
+def _best_outline(near: np.ndarray, outlines: list[tuple[tuple[int, ...] | None, np.ndarray]],
+                  seen: dict[tuple[int, ...], np.ndarray], faint: _Faint | None = None
+                  ) -> tuple[np.ndarray | None, list[np.ndarray]]:
+    """The best-supported of ``outlines`` whose sides have their edges (each side along
+    :data:`SIDE_SUPPORT` of it, the four :data:`ALL_SUPPORT`), or ``None``; and, while
+    none is, those with some edge along every side (:data:`FAINT_FROM`). ``seen``: each
+    outline's support, by its lines, found once."""
+    best, best_score = None, 0.0
+    tries: list[np.ndarray] = []
+    for key, quad in outlines:
+        sup = seen.get(key) if key is not None else None
+        if sup is None:
+            sup = _support(near, quad, faint)
+            if key is not None:
+                seen[key] = sup
         sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
         score = float((sup * sides).sum())
         if sup.min() >= SIDE_SUPPORT and score >= ALL_SUPPORT * sides.sum() and score > best_score:
             best, best_score = quad, score
         elif best is None and sup.min() >= FAINT_FROM:
-            faint_tries.append(quad)
+            tries.append(quad)
+    return best, tries
+
+
+def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] | None = None
+               ) -> np.ndarray | str:
+    """The card's corners (full-size pixels) from straight edges: the best-supported
+    quadrilateral of two pairs of parallel edge lines, at right angles, in a card's
+    proportions and size; or why not. Nothing else with long straight edges may lie
+    beside it (the card under it in a double feed shows its edges there)."""
+    blurred = cv2.medianBlur(small, 5)
+    edges = _edge_map(small, blurred)
+    lines, pieces = _lines(edges)
+    near = cv2.dilate(edges, _DOT3)
+    # The pairs spaced as their offsets differ at the frame's corner, as before; when no
+    # outline has its edges that way, spaced where the lines are (a slanted photo's sides,
+    # a few degrees apart, differ at the frame's corner by more than at the card). Every
+    # outline found the first way is found as before: the second way takes in more
+    # outlines, and on a striped floor also one with a side on a stripe past the card.
+    seen: dict[tuple[int, ...], np.ndarray] = {}  # each outline's support, once
+    best, _ = _best_outline(near, _outlines(lines, _pairs(lines, where=False)), seen)
+    faint_tries: list[np.ndarray] = []  # outlines to try again with the faint edges
+    if best is None:
+        best, faint_tries = _best_outline(near, _outlines(lines, _pairs(lines, where=True)), seen)
     if best is None and faint_tries:
         # Only when no outline has its edges in full: the faint edges, for the outlines
         # that have some edge along every side.
-        faint = _Faint(blurred)
-        for quad in faint_tries:
-            sup = _support(near, quad, faint)
-            sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
-            score = float((sup * sides).sum())
-            if sup.min() >= SIDE_SUPPORT and score >= ALL_SUPPORT * sides.sum() and score > best_score:
-                best, best_score = quad, score
+        best, _ = _best_outline(near, [(None, q) for q in faint_tries], {}, _Faint(blurred))
     if best is None:
         return "no four straight edges in a card's shape"
     quad = _fit_sides(edges, best)
