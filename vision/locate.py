@@ -765,7 +765,9 @@ def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray,
     under another in a double feed shows its paper, or its picture, just outside the top
     card's side; a shadow on the floor is only darker, and keeps the floor's colour. (A
     card whose paper is the floor's colour gives no answer here: neither does anything
-    else.)
+    else.) With ``blurred`` (the half-size frame after the 5-px median) and ``apart``
+    (the floor model's mask), paper-like pixels in the open floor (:func:`_open_floor`)
+    are the floor's.
     """
     h, w = small.shape[:2]
     a = quad.astype(np.float64)
