@@ -393,17 +393,61 @@ def _face_transform(quad: np.ndarray) -> np.ndarray:
 #: A side must have an edge along this share of its length (its middle 80 %: corners are
 #: rounded); and the four sides together this share.
 SIDE_SUPPORT, ALL_SUPPORT = 0.6, 0.8
+#: Outlines with at least this share along every side are tried again with faint edges.
+FAINT_FROM = 0.25
 
 
-def _edge_map(small: np.ndarray) -> np.ndarray:
+#: A grey card on a light floor of nearly its grey (or in a shadow) leaves its edge under
+#: Canny's 15/40 along part of a side. When no outline has its sides' edges that way, a
+#: faint edge counts too: a gradient of at least FAINT_STEP (Sobel, in its strongest
+#: channel) within a pixel of the side, but only where it runs across the side (within
+#: 20°), as a card's edge does; a grainy floor's faint edges run every way.
+FAINT_STEP, FAINT_TURN = 10.0, float(np.cos(np.radians(20)))
+#: The faint edges that wall the floor off from what lies past a side (Canny).
+FAINT_CANNY = (6, 16)
+
+
+def _edge_map(small: np.ndarray, blurred: np.ndarray | None = None,
+              thresholds: tuple[int, int] = (15, 40)) -> np.ndarray:
     """Canny edges of each colour channel of the half-size frame, after a 5-px median (a
-    phone's speckle noise), combined: a white card on a wood or warm floor differs in
-    colour where it differs little in grey."""
-    b = cv2.medianBlur(small, 5)
-    edges: np.ndarray = cv2.Canny(b[..., 0], 15, 40, L2gradient=True)
+    phone's speckle noise; ``blurred``, when the caller has it), combined: a white card on
+    a wood or warm floor differs in colour where it differs little in grey."""
+    b = cv2.medianBlur(small, 5) if blurred is None else blurred
+    lo, hi = thresholds
+    edges: np.ndarray = cv2.Canny(b[..., 0], lo, hi, L2gradient=True)
     for c in (1, 2):
-        edges = cv2.bitwise_or(edges, cv2.Canny(b[..., c], 15, 40, L2gradient=True))
+        edges = cv2.bitwise_or(edges, cv2.Canny(b[..., c], lo, hi, L2gradient=True))
     return edges
+
+
+class _Faint:
+    """The half-size frame's gradient after the 5-px median (Sobel, per channel), to find
+    its faint edges and which way each one runs."""
+
+    def __init__(self, blurred: np.ndarray) -> None:
+        self.gx = cv2.Sobel(blurred, cv2.CV_16S, 1, 0, ksize=3)
+        self.gy = cv2.Sobel(blurred, cv2.CV_16S, 0, 1, ksize=3)
+
+    def across(self, pts: np.ndarray, normal: np.ndarray) -> np.ndarray:
+        """For each point (x, y; inside the frame), is there a gradient of at least
+        :data:`FAINT_STEP` within a pixel, in its strongest channel, that runs along
+        ``normal`` (within 20°)? Those running one way, or the other way, whichever are
+        more: a card's edge is a step the same way along its side (its paper lighter, or
+        darker, than the floor), a grainy floor's streaks are steps both ways."""
+        h, w = self.gx.shape[:2]
+        near = pts[:, None, :] + _NEIGHBOURS[None]
+        xs, ys = near[..., 0].clip(0, w - 1), near[..., 1].clip(0, h - 1)
+        gx, gy = self.gx[ys, xs].astype(np.float32), self.gy[ys, xs].astype(np.float32)  # (points, 9, 3)
+        mag = gx * gx + gy * gy
+        k = np.argmax(mag, axis=-1)[..., None]
+        gx, gy, mag = (np.take_along_axis(v, k, -1)[..., 0] for v in (gx, gy, mag))
+        dot = gx * normal[0] + gy * normal[1]
+        along = (mag >= FAINT_STEP**2) & (dot * dot >= FAINT_TURN**2 * mag)
+        up, down = np.any(along & (dot > 0), axis=1), np.any(along & (dot < 0), axis=1)
+        return up if np.count_nonzero(up) >= np.count_nonzero(down) else down
+
+
+_NEIGHBOURS = np.array([(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)], np.int64)
 
 
 Line = tuple[float, float, float, float, float]  # angle, offset, length, x, y (half-size pixels)
@@ -454,30 +498,31 @@ def _meet(a: tuple[float, ...], b: tuple[float, ...]) -> np.ndarray | None:
     return np.linalg.solve(m, np.array([a[1], b[1]]))
 
 
-def _support(edges_near: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """The share of each side's middle 80 % that has an edge within a pixel."""
+def _support(edges_near: np.ndarray, quad: np.ndarray, faint: _Faint | None = None) -> np.ndarray:
+    """The share of each side's middle 80 % that has an edge within a pixel (or, with
+    ``faint``, a faint edge running along the side)."""
     h, w = edges_near.shape
     out = np.zeros(4)
     for i in range(4):
         a, b = quad[i], quad[(i + 1) % 4]
-        n = max(int(np.hypot(*(b - a))), 2)
+        length = float(np.hypot(*(b - a)))
+        n = max(int(length), 2)
         t = np.linspace(0.1, 0.9, n)[:, None]
         pts = np.rint(a + (b - a) * t).astype(int)
         inside = (pts[:, 0] >= 0) & (pts[:, 0] < w) & (pts[:, 1] >= 0) & (pts[:, 1] < h)
         pts = pts[inside]
-        out[i] = float(np.count_nonzero(edges_near[pts[:, 1], pts[:, 0]])) / n
+        hit = edges_near[pts[:, 1], pts[:, 0]] > 0
+        if faint is not None and not hit.all():
+            normal = np.array([a[1] - b[1], b[0] - a[0]]) / max(length, 1e-6)
+            hit[~hit] = faint.across(pts[~hit], normal)
+        out[i] = float(np.count_nonzero(hit)) / n
     return out
 
 
-def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] | None = None
-               ) -> np.ndarray | str:
-    """The card's corners (full-size pixels) from straight edges: the best-supported
-    quadrilateral of two pairs of parallel edge lines, at right angles, in a card's
-    proportions and size; or why not. Nothing else with long straight edges may lie
-    beside it (the card under it in a double feed shows its edges there)."""
-    edges = _edge_map(small)
-    lines, pieces = _lines(edges)
-    near = cv2.dilate(edges, _DOT3)
+def _pairs(lines: list[Line], *, where: bool) -> list[tuple[int, int, float, float]]:
+    """The pairs of lines parallel within 8° and spaced as a card's sides may be: (i, j,
+    spacing, i's angle). Spaced as their offsets differ (at the frame's corner), or with
+    ``where``, where they are: each one's middle from the other line, averaged."""
     lo, hi = np.sqrt(MIN_AREA / 4 / 1.65), np.sqrt(MAX_AREA / 4 / 1.15) * 1.15
     pairs = []
     for i in range(len(lines)):
@@ -486,18 +531,23 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
             da = abs(a[0] - b[0])
             if min(da, np.pi - da) > np.radians(8):
                 continue
-            # (an angle near 0 and one near π are the same direction, offsets of opposite sign)
-            off_b = b[1] if da < np.pi / 2 else -b[1]
-            sep = abs(a[1] - off_b)
+            if where:
+                sep = (abs(-np.sin(b[0]) * a[3] + np.cos(b[0]) * a[4] - b[1])
+                       + abs(-np.sin(a[0]) * b[3] + np.cos(a[0]) * b[4] - a[1])) / 2
+            else:  # (an angle near 0 and one near π are the same direction, offsets of opposite sign)
+                sep = abs(a[1] - (b[1] if da < np.pi / 2 else -b[1]))
             if 0.7 * lo <= sep <= hi * 1.65:
-                pairs.append((i, j, sep, a[0]))
-    best, best_score = None, 0.0
+                pairs.append((i, j, float(sep), a[0]))
+    return pairs
+
+
+def _outlines(lines: list[Line], pairs: list[tuple[int, int, float, float]]
+              ) -> list[tuple[tuple[int, ...] | None, np.ndarray]]:
+    """The outlines of every two pairs that pass the quick tests (numpy): at right angles,
+    a card's proportions and size, and each side's line covering 30 % of its side and the
+    four together half the outline (measured by the pieces found); with their lines."""
     if len(pairs) < 2:
-        return "no four straight edges in a card's shape"
-    # Every two pairs at once (numpy), for the quick tests: at right angles, a card's
-    # proportions and size, and each side's line covering 30 % of its side and the four
-    # together half the outline (measured by the pieces found); the edges along the sides
-    # are counted only for what passes.
+        return []
     pr = np.array(pairs)
     ln = np.array([g[2] for g in lines])
     pa, pb = np.triu_indices(len(pr), 1)
@@ -512,19 +562,65 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
           & (area >= MIN_AREA) & (area <= MAX_AREA)
           & (np.minimum(np.minimum(l_i, l_j) / s2, np.minimum(l_k, l_m) / s1) >= 0.3)
           & (cover >= 0.5 * 2 * (s1 + s2)))
+    out: list[tuple[tuple[int, ...] | None, np.ndarray]] = []
     for p, r in zip(pa[ok], pb[ok], strict=True):
         i, j = int(pr[p, 0]), int(pr[p, 1])
         k, m = int(pr[r, 0]), int(pr[r, 1])
         corners = [_meet(lines[i], lines[k]), _meet(lines[k], lines[j]),
                    _meet(lines[j], lines[m]), _meet(lines[m], lines[i])]
-        if any(c is None for c in corners):
-            continue
-        quad = np.array(corners)
-        sup = _support(near, quad)
+        if all(c is not None for c in corners):
+            out.append(((i, j, k, m), np.array(corners)))
+    return out
+
+
+def _best_outline(near: np.ndarray, outlines: list[tuple[tuple[int, ...] | None, np.ndarray]],
+                  seen: dict[tuple[int, ...], np.ndarray], faint: _Faint | None = None
+                  ) -> tuple[np.ndarray | None, list[np.ndarray]]:
+    """The best-supported of ``outlines`` whose sides have their edges (each side along
+    :data:`SIDE_SUPPORT` of it, the four :data:`ALL_SUPPORT`), or ``None``; and, while
+    none is, those with some edge along every side (:data:`FAINT_FROM`). ``seen``: each
+    outline's support, by its lines, found once."""
+    best, best_score = None, 0.0
+    tries: list[np.ndarray] = []
+    for key, quad in outlines:
+        sup = seen.get(key) if key is not None else None
+        if sup is None:
+            sup = _support(near, quad, faint)
+            if key is not None:
+                seen[key] = sup
         sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
         score = float((sup * sides).sum())
         if sup.min() >= SIDE_SUPPORT and score >= ALL_SUPPORT * sides.sum() and score > best_score:
             best, best_score = quad, score
+        elif best is None and sup.min() >= FAINT_FROM:
+            tries.append(quad)
+    return best, tries
+
+
+def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] | None = None
+               ) -> np.ndarray | str:
+    """The card's corners (full-size pixels) from straight edges: the best-supported
+    quadrilateral of two pairs of parallel edge lines, at right angles, in a card's
+    proportions and size; or why not. Nothing else with long straight edges may lie
+    beside it (the card under it in a double feed shows its edges there)."""
+    blurred = cv2.medianBlur(small, 5)
+    edges = _edge_map(small, blurred)
+    lines, pieces = _lines(edges)
+    near = cv2.dilate(edges, _DOT3)
+    # The pairs spaced as their offsets differ at the frame's corner, as before; when no
+    # outline has its edges that way, spaced where the lines are (a slanted photo's sides,
+    # a few degrees apart, differ at the frame's corner by more than at the card). Every
+    # outline found the first way is found as before: the second way takes in more
+    # outlines, and on a striped floor also one with a side on a stripe past the card.
+    seen: dict[tuple[int, ...], np.ndarray] = {}  # each outline's support, once
+    best, _ = _best_outline(near, _outlines(lines, _pairs(lines, where=False)), seen)
+    faint_tries: list[np.ndarray] = []  # outlines to try again with the faint edges
+    if best is None:
+        best, faint_tries = _best_outline(near, _outlines(lines, _pairs(lines, where=True)), seen)
+    if best is None and faint_tries:
+        # Only when no outline has its edges in full: the faint edges, for the outlines
+        # that have some edge along every side.
+        best, _ = _best_outline(near, [(None, q) for q in faint_tries], {}, _Faint(blurred))
     if best is None:
         return "no four straight edges in a card's shape"
     quad = _fit_sides(edges, best)
@@ -547,7 +643,7 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
         across = sides[1 - k]  # the outline's size across lines of this direction
         if turns[k] < np.radians(6) and length >= 0.5 * sides[k] and depth > 0.12 * across:
             return "a long straight edge across the outline: another card's edge?"
-    why = _beside_floor(small, quad, apart_ if apart_ is not None else _apart(small))
+    why = _beside_floor(small, quad, apart_ if apart_ is not None else _apart(small), blurred)
     if why:
         return why
     step = float(np.median([_step(small, quad[i], quad[(i + 1) % 4]) for i in range(4)]))
@@ -560,13 +656,23 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
         turn = min(min(abs(ang - d), np.pi - abs(ang - d)) for d in card_dirs)
         if turn > np.radians(12):
             continue
-        if min(x, y, w - 1 - x, h - 1 - y) < 6 and min(abs(np.sin(ang)), abs(np.cos(ang))) < 0.1:
-            continue  # the frame's own edge
+        if _along_border(ang, x, y, w, h):
+            continue
         half = np.array([np.cos(ang), np.sin(ang)]) * min(length, 60) / 2
         if _step(small, np.array([x, y]) - half, np.array([x, y]) + half) >= 0.5 * step:
             return (f"a long straight edge ({2 * length:.0f} px) beside the card's outline: "
                     "another card under it, or the floor's edge")
     return quad.astype(np.float32) * 2 + 0.5
+
+
+def _along_border(ang: float, x: float, y: float, w: int, h: int) -> bool:
+    """Does a straight piece (angle, middle; half-size pixels) run along the frame's border,
+    within 16 px of it and 12° of its direction? The frame's own edge, or the floor's (a
+    table's edge, a photo's edge), where a card at the gate never lies: the card under
+    another would lie between it and the card, and show its paper there."""
+    near_side = min(x, w - 1 - x) < 16 and abs(np.cos(ang)) < np.sin(np.radians(12))
+    near_end = min(y, h - 1 - y) < 16 and abs(np.sin(ang)) < np.sin(np.radians(12))
+    return bool(near_side or near_end)
 
 
 def _near_side(pts: np.ndarray, a: np.ndarray, b: np.ndarray, max_off: float,
@@ -623,13 +729,13 @@ def _step(small: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
     return float(np.median(diff))
 
 
-def _beside_floor(small: np.ndarray, quad: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray]
-                  ) -> str | None:
+def _beside_floor(small: np.ndarray, quad: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray],
+                  blurred: np.ndarray | None = None) -> str | None:
     """Why the outline ``quad`` (half-size pixels) may not be one card alone on the floor,
     or ``None``: something standing apart from the floor beyond it over more than 6 % of
     a card, or the card's paper (or a colour not the floor's) past one of its sides. The
     card under another in a double feed does that; a white card on a white floor, and
-    its floor, do not."""
+    its floor, do not. (``blurred``: see :func:`_paper_beside`.)"""
     apart, _, plane = apart_
     keep_out = np.full(apart.shape, 255, np.uint8)
     cv2.fillConvexPoly(keep_out, np.rint(quad).astype(np.int32), 0)
@@ -642,13 +748,14 @@ def _beside_floor(small: np.ndarray, quad: np.ndarray, apart_: tuple[np.ndarray,
     if big > 0.06 * card_area:
         return (f"something stands apart from the floor beside the outline ({big / card_area:.0%} "
                 "of a card): another card under it?")
-    paper_side = _paper_beside(small, quad, plane)
+    paper_side = _paper_beside(small, quad, plane, blurred, apart)
     if paper_side is not None:
         return f"the card's paper seems to go on past its {paper_side} side: another card under it?"
     return None
 
 
-def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray) -> str | None:
+def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray,
+                  blurred: np.ndarray | None = None, apart: np.ndarray | None = None) -> str | None:
     """Which side (``"long"`` or ``"short"``) has, along over a quarter of it, something
     beyond it that is not the floor: the card's own paper, or another colour than the
     floor's; ``None`` when none has.
@@ -658,7 +765,9 @@ def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray) -> str
     under another in a double feed shows its paper, or its picture, just outside the top
     card's side; a shadow on the floor is only darker, and keeps the floor's colour. (A
     card whose paper is the floor's colour gives no answer here: neither does anything
-    else.)
+    else.) With ``blurred`` (the half-size frame after the 5-px median) and ``apart``
+    (the floor model's mask), paper-like pixels in the open floor (:func:`_open_floor`)
+    are the floor's.
     """
     h, w = small.shape[:2]
     a = quad.astype(np.float64)
@@ -686,13 +795,45 @@ def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray) -> str
     to_floor = np.linalg.norm(out - fl, axis=-1)
     chroma = out / np.maximum(out.sum(axis=-1, keepdims=True), 1.0)
     floor_chroma = fl / np.maximum(fl.sum(axis=-1, keepdims=True), 1.0)
-    like = (to_paper < 0.5 * gap) & (to_paper < to_floor)
-    lit = (out.sum(axis=-1) > 150) & (fl.sum(axis=-1) > 150)  # (a dark pixel's colour is noise)
-    like |= (np.abs(chroma - floor_chroma).max(axis=-1) > 0.08) & lit
-    like &= valid
+    like = (to_paper < 0.5 * gap) & (to_paper < to_floor) & valid
     sides = np.hypot(d[:, 0], d[:, 1])
+    if blurred is not None and apart is not None and _flagged(like, valid):
+        # A grey card on a floor of nearly its grey, which a plane fits badly (a shadow, a
+        # light falling off): the floor past a side can look more like the card's paper
+        # than like the plane. Paper-like pixels are the floor's after all where they lie
+        # in the open floor (joined to much of the frame's border, where the floor was
+        # learned, without crossing an edge, even a faint one): the card under another
+        # shows its own edges all round what it shows of itself.
+        like &= ~_open_floor(blurred, quad, apart)[p[:, 4:, :, 1].clip(0, h - 1), p[:, 4:, :, 0].clip(0, w - 1)]
+    lit = (out.sum(axis=-1) > 150) & (fl.sum(axis=-1) > 150)  # (a dark pixel's colour is noise)
+    like |= (np.abs(chroma - floor_chroma).max(axis=-1) > 0.08) & lit & valid
     for i in range(4):
         if valid[i].sum() >= 10 and like[i].all(axis=0).sum() > 0.25 * 20:
             return "long" if sides[i] >= sides[(i + 1) % 4] else "short"
     return None
+
+
+def _flagged(like: np.ndarray, valid: np.ndarray) -> bool:
+    """Does a side have ``like`` at every depth along over a quarter of it (the points of
+    :func:`_paper_beside`: 4 sides, depths, 20 along)?"""
+    return bool(((valid.sum(axis=(1, 2)) >= 10) & (like.all(axis=1).sum(axis=1) > 0.25 * 20)).any())
+
+
+def _open_floor(blurred: np.ndarray, quad: np.ndarray, apart: np.ndarray) -> np.ndarray:
+    """The open floor: the pixels outside the outline ``quad`` joined to the frame's border
+    by a path that crosses no edge (a faint edge, Canny :data:`FAINT_CANNY` on the
+    median-blurred frame ``blurred``, or a pixel beside one), in a region of at least half
+    a card that meets a third of the frame's border where the floor model (``apart``, its
+    mask) sees floor. What a card under another shows of itself is walled off by its own
+    edges, and even cut off by the frame's edge it meets less of the border than that."""
+    free = cv2.bitwise_not(cv2.dilate(_edge_map(blurred, blurred, FAINT_CANNY), _DOT3))
+    cv2.fillConvexPoly(free, np.rint(quad).astype(np.int32), 0)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
+    ring = np.concatenate([lab[0], lab[-1], lab[1:-1, 0], lab[1:-1, -1]])
+    ring_floor = np.concatenate([apart[0], apart[-1], apart[1:-1, 0], apart[1:-1, -1]]) == 0
+    met = np.bincount(ring[ring_floor], minlength=n)
+    card_area = float(cv2.contourArea(quad.astype(np.float32)))
+    keep = (met >= len(ring) / 3) & (stats[:, cv2.CC_STAT_AREA] >= 0.5 * card_area)
+    keep[0] = False  # (the edges and the card)
+    return keep[lab]
 
