@@ -163,11 +163,15 @@ def roi_glyphs(roi: np.ndarray) -> Glyphs | Reject:
         return Glyphs(z, z, box, box, red, sharp, single=_norm(whole, RANK_SIZE))
     cut, start = split
     parts = []
-    for part in (clean[ys[0] : cut], clean[start : ys[-1] + 1]):
+    # The boxes reach the shapes' own first and last rows: rows of two pixels or
+    # fewer count as empty for the split, but a club's thin stem is such rows, and
+    # the suit's box cut above it is a stemless club (issue 15: real K♣, Q♣).
+    top, end = int(rows[0]), int(rows[-1])
+    for part in (clean[top:cut], clean[start : end + 1]):
         py, px = np.nonzero(part)
         parts.append((int(px.min()), int(py.min()), int(px.max()), int(py.max())))
     (rx0, ry0, rx1, ry1), (sx0, sy0, sx1, sy1) = parts
-    ry0, ry1 = ry0 + int(ys[0]), ry1 + int(ys[0])
+    ry0, ry1 = ry0 + top, ry1 + top
     sy0, sy1 = sy0 + start, sy1 + start
     rank = _glyph(ink, clean, rx0, ry0, rx1, ry1)
     suit = _glyph(ink, clean, sx0, sy0, sx1, sy1)
