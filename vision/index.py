@@ -30,6 +30,7 @@ import numpy as np
 
 from dealer.cards import Card, Rank, Suit
 from dealer.play_watch import Partial
+from vision import corroborate
 from vision.decision import Outcome, Read, Reason, Reject
 from vision.glyphs import Glyphs, corner_glyphs, roi_glyphs
 from vision.learn import CHECK_CARDS, LearnedDesign, LearnError, is_back
@@ -100,6 +101,7 @@ class IndexReader:
         fails: list[tuple[str, Reject]] = []
         no_index = 0  # corners where not even an index shape was found
         unfit: tuple[Glyphs, np.ndarray] | None = None  # a corner that fell short of the fit only
+        failed_roi: np.ndarray | None = None
         for corner, turned in (("top-left", False), ("bottom-right", True)):
             # Only the corner is warped, not the whole face: the same pixels, for less time.
             roi = found.corner(*self.design.roi, turned=turned)
@@ -108,20 +110,31 @@ class IndexReader:
             r = g if isinstance(g, Reject) else self._corner(g, roi)
             if isinstance(r, Reject):
                 fails.append((corner, r))
+                failed_roi = roi
                 if not isinstance(g, Reject) and r.reason is Reason.NOT_THIS_DECK:
                     unfit = (g, roi)
             else:
                 reads.append(r)
-        if len(reads) == 1 and unfit is not None:
-            # One corner fits the design on every check; the other, which fell short
-            # only of the design's fit, may corroborate it with the same card.
-            second = self._corner(*unfit, loose=True)
-            if isinstance(second, CornerRead) and second.card == reads[0].card:
+        if len(reads) == 1 and failed_roi is not None:
+            # One corner fits the design on every check. The other may corroborate
+            # it with the same card: read from its shapes with a looser fit to the
+            # design, when only the fit fell short; else found by searching it for
+            # that card's glyphs (vision.corroborate), when its shapes could not be
+            # cut out right.
+            card = reads[0].card
+            second: CornerRead | Reject | None = None
+            how = "shapes"
+            if unfit is not None:
+                second = self._corner(*unfit, loose=True)
+            if not (isinstance(second, CornerRead) and second.card == card):
+                second = corroborate.shows(self.design, failed_roi, card, self.t, self._rank_cc, self._suit_cc)
+                how = "search"
+            if isinstance(second, CornerRead) and second.card == card:
                 ev = {"design": self.design.name, "rank_score": round(reads[0].rank_score, 3),
                       "suit_score": round(reads[0].suit_score, 3), "corners": 2,
                       "second_corner": {"rank_score": round(second.rank_score, 3),
-                                        "suit_score": round(second.suit_score, 3)}}
-                return Read(reads[0].card, self.method, ev)
+                                        "suit_score": round(second.suit_score, 3), "by": how}}
+                return Read(card, self.method, ev)
         if fails:
             if no_index == 2 and face_is_down(found, self.t.paper_min):
                 return Reject(Reason.FACE_DOWN, "no index in either corner and a patterned middle "
