@@ -24,10 +24,9 @@ import numpy as np
 
 from dealer.cards import Card, Rank, Suit
 from vision.decision import Reason, Reject
-from vision.glyphs import GLYPH_SOFTEN, RANK_SIZE, SUIT_SIZE, ink_of, percentiles_u8
+from vision.glyphs import GLYPH_SOFTEN, RANK_SIZE, SUIT_SIZE, ink_of, margin, percentiles_u8
 
 if TYPE_CHECKING:
-    from vision.index import CornerRead, Thresholds
     from vision.learn import LearnedDesign
 
 RANK_ROWS = 0.55  # the rank is searched for in the corner's top 55 %
@@ -75,17 +74,17 @@ def _glyph_at(area: np.ndarray, box: tuple[int, int, int, int], size: tuple[int,
     return (v / max(float(np.linalg.norm(v)), 1e-6)).ravel()
 
 
-def shows(design: LearnedDesign, roi: np.ndarray, card: Card, t: Thresholds,
-          rank_cc: np.ndarray, suit_cc: np.ndarray) -> CornerRead | Reject:
+def shows(design: LearnedDesign, roi: np.ndarray, card: Card, rank_cc: np.ndarray, suit_cc: np.ndarray,
+          *, margin_min: float = 0.5, rank_min: float = 0.75, suit_min: float = 0.85,
+          ) -> tuple[float, float] | Reject:
     """Whether the corner ``roi`` shows ``card``: its rank and its suit found where an index
-    would be, each better than every other rank or suit by the reader's margin.
+    would be, each better than every other rank or suit by ``margin_min``
+    (:func:`vision.glyphs.margin`), and scoring at least ``rank_min`` and ``suit_min``.
 
     ``rank_cc`` and ``suit_cc`` are how alike the design's templates are (the margin's
-    scale). A :class:`~vision.index.CornerRead` of ``card`` when it does, else a reject
-    saying what was found instead.
+    scale). The rank's and the suit's scores when it does, else a reject saying what
+    was found instead.
     """
-    from vision.index import CornerRead, margin
-
     area = _paper_ink(roi)
     top = area[: int(RANK_ROWS * area.shape[0])]
     rw, rh = RANK_SIZE
@@ -101,12 +100,12 @@ def shows(design: LearnedDesign, roi: np.ndarray, card: Card, t: Thresholds,
     if found != r:
         return Reject(Reason.DISAGREE, f"shows rank {Rank(found + 2).char} ({scores[found]:.2f}) more "
                       f"than {card.rank.char} ({scores[r]:.2f})")
-    if scores[r] < t.second_rank_min:
+    if scores[r] < rank_min:
         return Reject(Reason.NOT_THIS_DECK, f"rank {card.rank.char} found at {scores[r]:.2f} only")
     glyph = _glyph_at(top, boxes[r], RANK_SIZE)
     rs = design.rank_templates @ glyph
     for k in range(13):
-        if k != r and margin(float(rs[r]), float(rs[k]), float(rank_cc[r, k])) < t.margin:
+        if k != r and margin(float(rs[r]), float(rs[k]), float(rank_cc[r, k])) < margin_min:
             return Reject(Reason.AMBIGUOUS, f"rank {card.rank.char} {float(rs[r]):.2f} vs "
                           f"{Rank(k + 2).char} {float(rs[k]):.2f}")
     # The suit: below the rank found, in its column.
@@ -126,12 +125,12 @@ def shows(design: LearnedDesign, roi: np.ndarray, card: Card, t: Thresholds,
     if got != s:
         return Reject(Reason.DISAGREE, f"shows suit {Suit(got).symbol} ({sscores[got]:.2f}) more "
                       f"than {card.suit.symbol} ({sscores[s]:.2f})")
-    if sscores[s] < t.second_suit_min:
+    if sscores[s] < suit_min:
         return Reject(Reason.NOT_THIS_DECK, f"suit {card.suit.symbol} found at {sscores[s]:.2f} only")
     ss = design.suit_templates @ _glyph_at(below, sboxes[s], SUIT_SIZE)
     # No ink colour is checked here: the shape must beat every other suit by the full margin.
     for k in range(4):
-        if k != s and margin(float(ss[s]), float(ss[k]), float(suit_cc[s, k])) < t.margin:
+        if k != s and margin(float(ss[s]), float(ss[k]), float(suit_cc[s, k])) < margin_min:
             return Reject(Reason.AMBIGUOUS, f"suit {card.suit.symbol} {float(ss[s]):.2f} vs "
                           f"{Suit(k).symbol} {float(ss[k]):.2f}")
-    return CornerRead(card, float(rs[r]), 0.0, float(ss[s]), 0.0)
+    return float(rs[r]), float(ss[s])

@@ -62,6 +62,22 @@ def _norm(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return v / n if n > 1e-6 else v
 
 
+def margin(best: float, other: float, alike: float) -> float:
+    """Where a glyph lies between two templates: 1 at the best one, 0 half-way, -1 at the other.
+
+    ``best`` and ``other`` are its correlations with the two templates and
+    ``alike`` theirs with each other. For unit vectors, ``best - other`` is the
+    glyph's projection on the line joining the templates, which is ``1 - alike``
+    long at either end: the difference that matters, measured in the units of how
+    alike the two templates are (a linear discriminant), rather than how near the
+    glyph is to either (a ♣ blurred towards a ♠ moves away from both).
+
+    >>> round(margin(0.96, 0.90, 0.93), 2), margin(0.90, 0.96, 0.93) < 0
+    (0.86, True)
+    """
+    return (best - other) / max(1.0 - alike, 1e-6)
+
+
 def corner_glyphs(face: np.ndarray, *, turned: bool = False,
                   roi_size: tuple[int, int] = (ROI_W, ROI_H)) -> Glyphs | Reject:
     """Glyphs of the top-left index (or, ``turned``, of the bottom-right one).

@@ -32,7 +32,7 @@ from dealer.cards import Card, Rank, Suit
 from dealer.play_watch import Partial
 from vision import corroborate
 from vision.decision import Outcome, Read, Reason, Reject
-from vision.glyphs import Glyphs, corner_glyphs, roi_glyphs
+from vision.glyphs import Glyphs, corner_glyphs, margin, roi_glyphs
 from vision.learn import CHECK_CARDS, LearnedDesign, LearnError, is_back
 from vision.locate import Located, locate
 
@@ -127,7 +127,11 @@ class IndexReader:
             if unfit is not None:
                 second = self._corner(*unfit, loose=True)
             if not (isinstance(second, CornerRead) and second.card == card):
-                second = corroborate.shows(self.design, failed_roi, card, self.t, self._rank_cc, self._suit_cc)
+                found_card = corroborate.shows(self.design, failed_roi, card, self._rank_cc, self._suit_cc,
+                                               margin_min=self.t.margin, rank_min=self.t.second_rank_min,
+                                               suit_min=self.t.second_suit_min)
+                second = (found_card if isinstance(found_card, Reject)
+                          else CornerRead(card, found_card[0], 0.0, found_card[1], 0.0))
                 how = "search"
             if isinstance(second, CornerRead) and second.card == card:
                 ev = {"design": self.design.name, "rank_score": round(reads[0].rank_score, 3),
@@ -253,22 +257,6 @@ class IndexReader:
                 return Reject(Reason.AMBIGUOUS, f"suit {suit.symbol} {s_best:.2f} vs "
                               f"{other.symbol} {float(ss[other]):.2f}{why}")
         return CornerRead(Card(suit, rank), r_best, r_best - r_next, s_best, s_best - float(ss[si[1]]))
-
-
-def margin(best: float, other: float, alike: float) -> float:
-    """Where a glyph lies between two templates: 1 at the best one, 0 half-way, -1 at the other.
-
-    ``best`` and ``other`` are its correlations with the two templates and
-    ``alike`` theirs with each other. For unit vectors, ``best - other`` is the
-    glyph's projection on the line joining the templates, which is ``1 - alike``
-    long at either end: the difference that matters, measured in the units of how
-    alike the two templates are (a linear discriminant), rather than how near the
-    glyph is to either (a ♣ blurred towards a ♠ moves away from both).
-
-    >>> round(margin(0.96, 0.90, 0.93), 2), margin(0.90, 0.96, 0.93) < 0
-    (0.86, True)
-    """
-    return (best - other) / max(1.0 - alike, 1e-6)
 
 
 def colourless(img: np.ndarray, spread: int = 12) -> bool:
