@@ -17,6 +17,7 @@ read, or refuse.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import cv2
@@ -87,50 +88,40 @@ def shows(design: LearnedDesign, roi: np.ndarray, card: Card, rank_cc: np.ndarra
     """
     area = _paper_ink(roi)
     top = area[: int(RANK_ROWS * area.shape[0])]
-    rw, rh = RANK_SIZE
-    r = int(card.rank) - 2
-    scores = []
-    boxes = []
-    for k in range(13):
-        h = float(design.rank_height[k])
-        s, b = _best(top, design.rank_templates[k].reshape(rh, rw), design.rank_aspect[k] * h, h, RANK_SIZE)
-        scores.append(s)
-        boxes.append(b)
-    found = int(np.argmax(scores))
-    if found != r:
-        return Reject(Reason.DISAGREE, f"shows rank {Rank(found + 2).char} ({scores[found]:.2f}) more "
-                      f"than {card.rank.char} ({scores[r]:.2f})")
-    if scores[r] < rank_min:
-        return Reject(Reason.NOT_THIS_DECK, f"rank {card.rank.char} found at {scores[r]:.2f} only")
-    glyph = _glyph_at(top, boxes[r], RANK_SIZE)
-    rs = design.rank_templates @ glyph
-    for k in range(13):
-        if k != r and margin(float(rs[r]), float(rs[k]), float(rank_cc[r, k])) < margin_min:
-            return Reject(Reason.AMBIGUOUS, f"rank {card.rank.char} {float(rs[r]):.2f} vs "
-                          f"{Rank(k + 2).char} {float(rs[k]):.2f}")
+    rank = _find(top, design.rank_templates, design.rank_height, design.rank_aspect, RANK_SIZE,
+                 int(card.rank) - 2, rank_cc, "rank", lambda k: Rank(k + 2).char, rank_min, margin_min)
+    if isinstance(rank, Reject):
+        return rank
     # The suit: below the rank found, in its column.
-    x, y, w, h = boxes[r]
-    below = area[y + h - 2: y + h + int(2.0 * max(design.suit_heights if design.suit_heights is not None
-                                                    else [design.suit_height])),
-                 max(x - w // 2, 0): x + w + w // 2]
-    sw, sh = SUIT_SIZE
-    s = int(card.suit)
-    sscores, sboxes = [], []
-    for k in range(4):
-        hk = design.suit_height_of(k)
-        sc, b = _best(below, design.suit_templates[k].reshape(sh, sw), design.suit_aspect[k] * hk, hk, SUIT_SIZE)
-        sscores.append(sc)
-        sboxes.append(b)
-    got = int(np.argmax(sscores))
-    if got != s:
-        return Reject(Reason.DISAGREE, f"shows suit {Suit(got).symbol} ({sscores[got]:.2f}) more "
-                      f"than {card.suit.symbol} ({sscores[s]:.2f})")
-    if sscores[s] < suit_min:
-        return Reject(Reason.NOT_THIS_DECK, f"suit {card.suit.symbol} found at {sscores[s]:.2f} only")
-    ss = design.suit_templates @ _glyph_at(below, sboxes[s], SUIT_SIZE)
+    x, y, w, h = rank[1]
+    heights = np.array([design.suit_height_of(k) for k in range(4)])
+    below = area[y + h - 2: y + h + int(2.0 * heights.max()), max(x - w // 2, 0): x + w + w // 2]
     # No ink colour is checked here: the shape must beat every other suit by the full margin.
-    for k in range(4):
-        if k != s and margin(float(ss[s]), float(ss[k]), float(suit_cc[s, k])) < margin_min:
-            return Reject(Reason.AMBIGUOUS, f"suit {card.suit.symbol} {float(ss[s]):.2f} vs "
-                          f"{Suit(k).symbol} {float(ss[k]):.2f}")
-    return float(rs[r]), float(ss[s])
+    suit = _find(below, design.suit_templates, heights, design.suit_aspect, SUIT_SIZE, int(card.suit),
+                 suit_cc, "suit", lambda k: Suit(k).symbol, suit_min, margin_min)
+    if isinstance(suit, Reject):
+        return suit
+    return rank[0], suit[0]
+
+
+def _find(area: np.ndarray, templates: np.ndarray, heights: np.ndarray, aspects: np.ndarray,
+          size: tuple[int, int], want: int, alike: np.ndarray, what: str, name: Callable[[int], str],
+          minimum: float, margin_min: float) -> tuple[float, tuple[int, int, int, int]] | Reject:
+    """Each template searched for in ``area`` at its learned size; template ``want`` must be
+    the best found, score ``minimum``, and beat every other by the margin at its place."""
+    w, h = size
+    found = [_best(area, templates[k].reshape(h, w), float(aspects[k] * heights[k]), float(heights[k]), size)
+             for k in range(len(templates))]
+    scores = [f[0] for f in found]
+    best = int(np.argmax(scores))
+    if best != want:
+        return Reject(Reason.DISAGREE, f"shows {what} {name(best)} ({scores[best]:.2f}) more than "
+                      f"{name(want)} ({scores[want]:.2f})")
+    if scores[want] < minimum:
+        return Reject(Reason.NOT_THIS_DECK, f"{what} {name(want)} found at {scores[want]:.2f} only")
+    v = templates @ _glyph_at(area, found[want][1], size)
+    for k in range(len(templates)):
+        if k != want and margin(float(v[want]), float(v[k]), float(alike[want, k])) < margin_min:
+            return Reject(Reason.AMBIGUOUS, f"{what} {name(want)} {float(v[want]):.2f} vs "
+                          f"{name(k)} {float(v[k]):.2f}")
+    return float(v[want]), found[want][1]
