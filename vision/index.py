@@ -116,29 +116,14 @@ class IndexReader:
             else:
                 reads.append(r)
         if len(reads) == 1 and failed_roi is not None:
-            # One corner fits the design on every check. The other may corroborate
-            # it with the same card: read from its shapes with a looser fit to the
-            # design, when only the fit fell short; else found by searching it for
-            # that card's glyphs (vision.corroborate), when its shapes could not be
-            # cut out right.
-            card = reads[0].card
-            second: CornerRead | Reject | None = None
-            how = "shapes"
-            if unfit is not None:
-                second = self._corner(*unfit, loose=True)
-            if not (isinstance(second, CornerRead) and second.card == card):
-                found_card = corroborate.shows(self.design, failed_roi, card, self._rank_cc, self._suit_cc,
-                                               margin_min=self.t.margin, rank_min=self.t.second_rank_min,
-                                               suit_min=self.t.second_suit_min)
-                second = (found_card if isinstance(found_card, Reject)
-                          else CornerRead(card, found_card[0], 0.0, found_card[1], 0.0))
-                how = "search"
-            if isinstance(second, CornerRead) and second.card == card:
-                ev = {"design": self.design.name, "rank_score": round(reads[0].rank_score, 3),
-                      "suit_score": round(reads[0].suit_score, 3), "corners": 2,
-                      "second_corner": {"rank_score": round(second.rank_score, 3),
-                                        "suit_score": round(second.suit_score, 3), "by": how}}
-                return Read(card, self.method, ev)
+            second = self._corroborate(reads[0].card, unfit, failed_roi)
+            if second is not None:
+                (r2, how), first = second, reads[0]
+                ev = {"design": self.design.name, "rank_score": round(first.rank_score, 3),
+                      "suit_score": round(first.suit_score, 3), "corners": 2,
+                      "second_corner": {"rank_score": round(r2.rank_score, 3),
+                                        "suit_score": round(r2.suit_score, 3), "by": how}}
+                return Read(first.card, self.method, ev)
         if fails:
             if no_index == 2 and face_is_down(found, self.t.paper_min):
                 return Reject(Reason.FACE_DOWN, "no index in either corner and a patterned middle "
@@ -153,6 +138,25 @@ class IndexReader:
               "suit_score": round(min(a.suit_score, b.suit_score), 3),
               "corners": 2}
         return Read(a.card, self.method, ev)
+
+    def _corroborate(self, card: Card, unfit: tuple[Glyphs, np.ndarray] | None,
+                     roi: np.ndarray) -> tuple[CornerRead, str] | None:
+        """The failed corner's read of ``card``, which the other corner read on every check,
+        and how it was made; ``None`` when it does not show ``card``.
+
+        From its shapes with a looser fit to the design, when only the fit fell short;
+        else by searching it for that card's glyphs (:mod:`vision.corroborate`), when its
+        shapes could not be cut out right.
+        """
+        if unfit is not None:
+            loose = self._corner(*unfit, loose=True)
+            if isinstance(loose, CornerRead) and loose.card == card:
+                return loose, "shapes"
+        scores = corroborate.shows(self.design, roi, card, self._rank_cc, self._suit_cc, margin_min=self.t.margin,
+                                   rank_min=self.t.second_rank_min, suit_min=self.t.second_suit_min)
+        if isinstance(scores, Reject):
+            return None
+        return CornerRead(card, scores[0], 0.0, scores[1], 0.0), "search"
 
     def read_partial(self, face: np.ndarray) -> Partial | None:
         """Rank and ink colour of a face :meth:`read` refused, by this reader's own checks.
