@@ -636,13 +636,8 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
     card_dirs = [float(np.arctan2(*(quad[1] - quad[0])[::-1])) % np.pi,
                  float(np.arctan2(*(quad[2] - quad[1])[::-1])) % np.pi]
     h, w = small.shape[:2]
-    for ang, _off, length, x, y in lines:  # another card's edge across the outline
-        depth = cv2.pointPolygonTest(poly, (x, y), True)
-        turns = [min(abs(ang - d), np.pi - abs(ang - d)) for d in card_dirs]
-        k = int(np.argmin(turns))
-        across = sides[1 - k]  # the outline's size across lines of this direction
-        if turns[k] < np.radians(6) and length >= 0.5 * sides[k] and depth > 0.12 * across:
-            return "a long straight edge across the outline: another card's edge?"
+    if _across(lines, quad, poly, sides, card_dirs):
+        return "a long straight edge across the outline: another card's edge?"
     why = _beside_floor(small, quad, apart_ if apart_ is not None else _apart(small), blurred)
     if why:
         return why
@@ -663,6 +658,41 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
             return (f"a long straight edge ({2 * length:.0f} px) beside the card's outline: "
                     "another card under it, or the floor's edge")
     return quad.astype(np.float32) * 2 + 0.5
+
+
+def _across(lines: list[Line], quad: np.ndarray, poly: np.ndarray, sides: np.ndarray,
+            card_dirs: list[float]) -> bool:
+    """Does a long straight line (half the side it runs along) run across the outline
+    ``quad`` (half-size pixels), along a side and more than 12 % of the way in: another
+    card's edge, a double feed's top card seen inside the outline of both?
+
+    Not when another line along that side (a quarter of it, at least) lies as far in from
+    the opposite side (within 3 % of the way across), both less than a third of the way
+    in: a court's picture, or a design's frame line, is printed centred on the card, so
+    its lines come in pairs mirrored about the card's middle (one often broken by the
+    index); the card on top of another shows its edge on one side only."""
+    centre = quad.mean(axis=0)
+    normals = [np.array([-np.sin(d), np.cos(d)]) for d in card_dirs]
+    along: list[tuple[int, float, float, float, float]] = []  # direction, length, depth, place, angle
+    for ang, _off, length, x, y in lines:
+        turns = [min(abs(ang - d), np.pi - abs(ang - d)) for d in card_dirs]
+        k = int(np.argmin(turns))
+        if turns[k] >= np.radians(6) or length < 0.25 * sides[k]:
+            continue
+        across = sides[1 - k]  # the outline's size across lines of this direction
+        depth = cv2.pointPolygonTest(poly, (x, y), True) / across
+        place = float((np.array([x, y]) - centre) @ normals[k]) / across  # from the middle
+        along.append((k, length / sides[k], depth, place, ang))
+    for k, share, depth, place, ang in along:
+        if share < 0.5 or depth <= 0.12:
+            continue
+        mirrored = depth < 1 / 3 and any(
+            k2 == k and d2 > 0.12 and abs(place + p2) < 0.03
+            and min(abs(ang - a2), np.pi - abs(ang - a2)) < np.radians(3)
+            for k2, _s2, d2, p2, a2 in along)
+        if not mirrored:
+            return True
+    return False
 
 
 def _along_border(ang: float, x: float, y: float, w: int, h: int) -> bool:
