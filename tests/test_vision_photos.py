@@ -86,8 +86,10 @@ def test_real_photographs_on_light_floors_wood_and_shadows_are_located(path: Pat
     # edges find it. And a card on black glass with a strip of glare along the frame's edge
     # (8D, 9H), which was "two cards". Sixth pass: a grey card on the pinkish laminate of
     # nearly its grey, one side's edge faint (2D), the floor past a side in a shadow and
-    # more like the card's paper than like the floor's plane (6H). One card, in a card's
-    # shape and size.
+    # more like the card's paper than like the floor's plane (6H). Locator, second pass: a
+    # court (QC) whose picture's frame lines run along the card's sides well inside it,
+    # mirrored about its middle, which were taken for another card's edge across it. One
+    # card, in a card's shape and size.
     from vision.locate import Located, locate
 
     frame = cv2.resize(cv2.imread(str(path)), (640, 480), interpolation=cv2.INTER_LINEAR)
