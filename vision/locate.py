@@ -693,10 +693,11 @@ def _grown(quad: np.ndarray, piece: Line, lines: list[Line], edges: np.ndarray, 
     """The outline ``quad`` (half-size pixels) with the side that ``piece`` (a straight
     piece just outside it, along it) runs beside moved out onto the piece's line, when
     that makes one card: in a card's size (the shape is checked by the caller), every
-    side with its edges (faint ones too), and the side it leaves inside mirrored by a line
-    as far in from the opposite side (:func:`_across`): a court's frame line, printed
-    centred on the card, so the outline was its picture's. On a double feed the top
-    card's edge left inside the outline of both has nothing to mirror it. ``None``
+    side with its edges (faint ones too), and the side it leaves inside 4-20 % of the way
+    in and mirrored by a line as far in from the opposite side: a court's frame line,
+    printed centred on the card, so the outline was its picture's. On a double feed the
+    top card's edge left inside the outline of both has nothing to mirror it; and a side
+    a few pixels off the card's edge (on a wood floor's stripe) is no frame line. ``None``
     otherwise."""
     ang, _off, _length, x, y = piece
     d = np.roll(quad, -1, axis=0) - quad
@@ -713,7 +714,8 @@ def _grown(quad: np.ndarray, piece: Line, lines: list[Line], edges: np.ndarray, 
     if not fits.any():
         return None
     i = int(np.argmax(np.where(fits, out, -1.0)))
-    if out[i] > 0.2 * (sides[(i + 1) % 4] + out[i]):  # a court's frame line lies within a fifth of the card
+    share = out[i] / (sides[(i + 1) % 4] + out[i])  # a court's frame line lies within a fifth of the card
+    if not 0.04 <= share <= 0.2:  # (and not on its edge: a side a few pixels off is not a frame line)
         return None
     side_ang = np.arctan2(u[:, 1], u[:, 0]) % np.pi
     side_line = [(float(side_ang[k]), float(-np.sin(side_ang[k]) * quad[k, 0] + np.cos(side_ang[k]) * quad[k, 1]))
@@ -732,12 +734,20 @@ def _grown(quad: np.ndarray, piece: Line, lines: list[Line], edges: np.ndarray, 
     sup = _support(near, grown, _Faint(blurred))
     if sup.min() < SIDE_SUPPORT or float((sup * g_sides).sum()) < ALL_SUPPORT * g_sides.sum():
         return None
-    # The side left inside, as a line as long as the side (so it must be mirrored).
-    left = (side_line[i][0], side_line[i][1], float(sides[i]), *((quad[i] + quad[(i + 1) % 4]) / 2))
-    poly = grown.astype(np.float32).reshape(-1, 1, 2)
-    card_dirs = [float(np.arctan2(*(grown[1] - grown[0])[::-1])) % np.pi,
-                 float(np.arctan2(*(grown[2] - grown[1])[::-1])) % np.pi]
-    if _across([*lines, left], grown, poly, g_sides, card_dirs):
+    # The side left inside must be a frame line: mirrored by a line (a quarter of the side
+    # long, at least) as far in from the opposite side, within 3 % of the way across.
+    across = float(g_sides[(i + 1) % 4] + g_sides[(i + 3) % 4]) / 2
+    opp_a, opp_b = grown[(i + 2) % 4], grown[(i + 3) % 4]
+    opp_n = np.array([opp_a[1] - opp_b[1], opp_b[0] - opp_a[0]]) / max(float(g_sides[(i + 2) % 4]), 1e-6)
+    opp_n *= 1.0 if float((grown.mean(axis=0) - opp_a) @ opp_n) > 0 else -1.0  # inward
+    mirrored = False
+    for l_ang, _o, l_len, lx, ly in lines:
+        turn = abs(l_ang - side_ang[i])
+        if min(turn, np.pi - turn) >= np.radians(3) or l_len < 0.25 * sides[i]:
+            continue
+        depth = float((np.array([lx, ly]) - opp_a) @ opp_n)
+        mirrored |= abs(depth - out[i]) < 0.03 * across and depth > 0.5 * out[i]  # (not the side itself)
+    if not mirrored:
         return None
     return grown
 
