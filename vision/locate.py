@@ -624,30 +624,53 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
     if best is None:
         return "no four straight edges in a card's shape"
     quad = _fit_sides(edges, best)
+    apart_ = apart_ if apart_ is not None else _apart(small)
+    why, piece = _alone(small, quad, lines, pieces, apart_, blurred)
+    grown: np.ndarray | None = quad
+    for _ in range(3):
+        # A straight edge beside the outline, along a side: another card under it, or the
+        # card's own side, when the outline took a court's frame line (its picture's,
+        # sharper than the white margin's edge on a light floor) for that side, or for
+        # more than one (the shape in between need not be a card's).
+        if piece is None or grown is None:
+            break
+        grown = _grown(grown, piece, lines, edges, near, blurred)
+        if grown is not None:
+            if _alone(small, grown, lines, pieces, apart_, blurred)[0] is None:
+                return grown.astype(np.float32) * 2 + 0.5
+            piece = _alone(small, grown, lines, pieces, apart_, blurred, shape=False)[1]
+    if why:
+        return why
+    return quad.astype(np.float32) * 2 + 0.5
+
+
+def _alone(small: np.ndarray, quad: np.ndarray, lines: list[Line], pieces: list[Line],
+           apart_: tuple[np.ndarray, float, np.ndarray], blurred: np.ndarray, *, shape: bool = True
+           ) -> tuple[str | None, Line | None]:
+    """Why the edge way's outline ``quad`` (half-size pixels) is not one card alone on the
+    floor, or ``None``: its shape, a long line across it, something beside it; and the
+    straight piece beside it that rejected it, if one did. Not ``shape``: only the piece
+    (an outline part way to the card's, whose shape and surroundings are not yet a card's)."""
     sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
     ratio = (sides[0] + sides[2]) / max(float(sides[1] + sides[3]), 1e-6)
     ratio = max(ratio, 1 / max(ratio, 1e-6))
     edge_dirs = np.roll(quad, -1, axis=0) - quad
     cosines = [abs(float(edge_dirs[i] @ edge_dirs[i - 1])) / max(float(sides[i] * sides[i - 1]), 1e-6)
                for i in range(4)]
-    if not CARD_RATIO[0] <= ratio <= CARD_RATIO[1] or max(cosines) > np.sin(np.radians(12)):
-        return f"the straight edges make a {ratio:.2f}:1 shape, not a card's"
+    if shape and (not CARD_RATIO[0] <= ratio <= CARD_RATIO[1] or max(cosines) > np.sin(np.radians(12))):
+        return f"the straight edges make a {ratio:.2f}:1 shape, not a card's", None
     poly = quad.astype(np.float32).reshape(-1, 1, 2)
     card_dirs = [float(np.arctan2(*(quad[1] - quad[0])[::-1])) % np.pi,
                  float(np.arctan2(*(quad[2] - quad[1])[::-1])) % np.pi]
     h, w = small.shape[:2]
-    for ang, _off, length, x, y in lines:  # another card's edge across the outline
-        depth = cv2.pointPolygonTest(poly, (x, y), True)
-        turns = [min(abs(ang - d), np.pi - abs(ang - d)) for d in card_dirs]
-        k = int(np.argmin(turns))
-        across = sides[1 - k]  # the outline's size across lines of this direction
-        if turns[k] < np.radians(6) and length >= 0.5 * sides[k] and depth > 0.12 * across:
-            return "a long straight edge across the outline: another card's edge?"
-    why = _beside_floor(small, quad, apart_ if apart_ is not None else _apart(small), blurred)
+    if shape and _across(lines, quad, poly, sides, card_dirs):
+        return "a long straight edge across the outline: another card's edge?", None
+    why = _beside_floor(small, quad, apart_, blurred) if shape else None
     if why:
-        return why
+        return why, None
     step = float(np.median([_step(small, quad[i], quad[(i + 1) % 4]) for i in range(4)]))
-    for ang, _off, length, x, y in pieces:  # the pieces: a piece beside a corner joins the side's line
+    for piece in pieces:  # the pieces: a piece beside a corner joins the side's line
+        ang, _off, length, x, y = piece
         if length < 0.25 * sides.min():
             break
         gap = -cv2.pointPolygonTest(poly, (x, y), True)  # > 0: outside the card
@@ -661,8 +684,107 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
         half = np.array([np.cos(ang), np.sin(ang)]) * min(length, 60) / 2
         if _step(small, np.array([x, y]) - half, np.array([x, y]) + half) >= 0.5 * step:
             return (f"a long straight edge ({2 * length:.0f} px) beside the card's outline: "
-                    "another card under it, or the floor's edge")
-    return quad.astype(np.float32) * 2 + 0.5
+                    "another card under it, or the floor's edge"), piece
+    return None, None
+
+
+def _grown(quad: np.ndarray, piece: Line, lines: list[Line], edges: np.ndarray, near: np.ndarray,
+           blurred: np.ndarray) -> np.ndarray | None:
+    """The outline ``quad`` (half-size pixels) with the side that ``piece`` (a straight
+    piece just outside it, along it) runs beside moved out onto the piece's line, when
+    that makes one card: in a card's size (the shape is checked by the caller), every
+    side with its edges (faint ones too), and the side it leaves inside 4-20 % of the way
+    in and mirrored by a line as far in from the opposite side: a court's frame line,
+    printed centred on the card, so the outline was its picture's. On a double feed the
+    top card's edge left inside the outline of both has nothing to mirror it; and a side
+    a few pixels off the card's edge (on a wood floor's stripe) is no frame line. ``None``
+    otherwise."""
+    ang, _off, _length, x, y = piece
+    d = np.roll(quad, -1, axis=0) - quad
+    sides = np.hypot(d[:, 0], d[:, 1])
+    u = d / np.maximum(sides, 1e-6)[:, None]
+    normal = np.stack([-u[:, 1], u[:, 0]], 1)
+    normal *= np.where(((quad.mean(axis=0) - quad) * normal).sum(axis=1) > 0, -1.0, 1.0)[:, None]  # outward
+    rel = np.array([x, y]) - quad
+    out = (rel * normal).sum(axis=1)  # how far out past each side's line
+    t = (rel * u).sum(axis=1) / np.maximum(sides, 1e-6)  # where along each side
+    turns = np.abs(np.arctan2(u[:, 1], u[:, 0]) % np.pi - ang)
+    turns = np.minimum(turns, np.pi - turns)
+    fits = (turns < np.radians(6)) & (out > 0) & (t > 0) & (t < 1)
+    if not fits.any():
+        return None
+    i = int(np.argmax(np.where(fits, out, -1.0)))
+    share = out[i] / (sides[(i + 1) % 4] + out[i])  # a court's frame line lies within a fifth of the card
+    if not 0.04 <= share <= 0.2:  # (and not on its edge: a side a few pixels off is not a frame line)
+        return None
+    side_ang = np.arctan2(u[:, 1], u[:, 0]) % np.pi
+    side_line = [(float(side_ang[k]), float(-np.sin(side_ang[k]) * quad[k, 0] + np.cos(side_ang[k]) * quad[k, 1]))
+                 for k in range(4)]
+    moved = (ang, float(-np.sin(ang) * x + np.cos(ang) * y))
+    a, b = _meet(side_line[i - 1], moved), _meet(moved, side_line[(i + 1) % 4])
+    if a is None or b is None:
+        return None
+    grown = quad.astype(np.float64).copy()
+    grown[i], grown[(i + 1) % 4] = a, b
+    grown = _fit_sides(edges, grown)
+    area = float(cv2.contourArea(grown.astype(np.float32))) * 4
+    if not MIN_AREA <= area <= MAX_AREA:
+        return None
+    g_sides = np.hypot(*(np.roll(grown, -1, axis=0) - grown).T)
+    sup = _support(near, grown, _Faint(blurred))
+    if sup.min() < SIDE_SUPPORT or float((sup * g_sides).sum()) < ALL_SUPPORT * g_sides.sum():
+        return None
+    # The side left inside must be a frame line: mirrored by a line (a quarter of the side
+    # long, at least) as far in from the opposite side, within 3 % of the way across.
+    across = float(g_sides[(i + 1) % 4] + g_sides[(i + 3) % 4]) / 2
+    opp_a, opp_b = grown[(i + 2) % 4], grown[(i + 3) % 4]
+    opp_n = np.array([opp_a[1] - opp_b[1], opp_b[0] - opp_a[0]]) / max(float(g_sides[(i + 2) % 4]), 1e-6)
+    opp_n *= 1.0 if float((grown.mean(axis=0) - opp_a) @ opp_n) > 0 else -1.0  # inward
+    mirrored = False
+    for l_ang, _o, l_len, lx, ly in lines:
+        turn = abs(l_ang - side_ang[i])
+        if min(turn, np.pi - turn) >= np.radians(3) or l_len < 0.25 * sides[i]:
+            continue
+        depth = float((np.array([lx, ly]) - opp_a) @ opp_n)
+        mirrored |= abs(depth - out[i]) < 0.03 * across and depth > 0.5 * out[i]  # (not the side itself)
+    if not mirrored:
+        return None
+    return grown
+
+
+def _across(lines: list[Line], quad: np.ndarray, poly: np.ndarray, sides: np.ndarray,
+            card_dirs: list[float]) -> bool:
+    """Does a long straight line (half the side it runs along) run across the outline
+    ``quad`` (half-size pixels), along a side and more than 12 % of the way in: another
+    card's edge, a double feed's top card seen inside the outline of both?
+
+    Not when another line along that side (a quarter of it, at least) lies as far in from
+    the opposite side (within 3 % of the way across), both less than a third of the way
+    in: a court's picture, or a design's frame line, is printed centred on the card, so
+    its lines come in pairs mirrored about the card's middle (one often broken by the
+    index); the card on top of another shows its edge on one side only."""
+    centre = quad.mean(axis=0)
+    normals = [np.array([-np.sin(d), np.cos(d)]) for d in card_dirs]
+    along: list[tuple[int, float, float, float, float]] = []  # direction, length, depth, place, angle
+    for ang, _off, length, x, y in lines:
+        turns = [min(abs(ang - d), np.pi - abs(ang - d)) for d in card_dirs]
+        k = int(np.argmin(turns))
+        if turns[k] >= np.radians(6) or length < 0.25 * sides[k]:
+            continue
+        across = sides[1 - k]  # the outline's size across lines of this direction
+        depth = cv2.pointPolygonTest(poly, (x, y), True) / across
+        place = float((np.array([x, y]) - centre) @ normals[k]) / across  # from the middle
+        along.append((k, length / sides[k], depth, place, ang))
+    for k, share, depth, place, ang in along:
+        if share < 0.5 or depth <= 0.12:
+            continue
+        mirrored = depth < 1 / 3 and any(
+            k2 == k and d2 > 0.12 and abs(place + p2) < 0.03
+            and min(abs(ang - a2), np.pi - abs(ang - a2)) < np.radians(3)
+            for k2, _s2, d2, p2, a2 in along)
+        if not mirrored:
+            return True
+    return False
 
 
 def _along_border(ang: float, x: float, y: float, w: int, h: int) -> bool:
