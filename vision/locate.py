@@ -121,14 +121,13 @@ def locate(frame: np.ndarray, grey: np.ndarray | None = None) -> Located | Rejec
         return first  # type: ignore[return-value]
     small_bgr = cv2.resize(frame, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     apart = _apart(small_bgr)
-    edges = _Edges(small_bgr)
     if isinstance(first, np.ndarray):
         # Found by the dark-floor way on a floor that is not dark (wood): a card under a
         # card with a black border can be cut off from it; what lies beyond must be floor.
         # And each side must be the card's edge (part of a light card lost in a light floor
         # leaves a side across its face).
         why = _beside_floor(small_bgr, (first - 0.5) / 2, apart)
-        if not why and not (unseen := _unseen_side(edges, (first - 0.5) / 2)):
+        if not why and not (unseen := _unseen_side(small_bgr, (first - 0.5) / 2)):
             return _finish(frame, grey, first)
         first = Reject(Reason.NO_CARD, why) if why else _lost_in_floor(unseen, apart[1])
     second = _any_floor(small_bgr, apart)
@@ -138,11 +137,11 @@ def locate(frame: np.ndarray, grey: np.ndarray | None = None) -> Located | Rejec
         why = _beside_floor(small_bgr, (second - 0.5) / 2, apart)
         if why:
             second = Reject(Reason.NO_CARD, why)
-        elif unseen := _unseen_side(edges, (second - 0.5) / 2):
+        elif unseen := _unseen_side(small_bgr, (second - 0.5) / 2):
             second = _lost_in_floor(unseen, apart[1])
     if isinstance(second, np.ndarray):
         return _finish(frame, grey, second)
-    third = _edge_card(small_bgr, apart, edges)
+    third = _edge_card(small_bgr, apart)
     if isinstance(third, np.ndarray):
         return _finish(frame, grey, third)
     # Otherwise the floor-model path knows more about an unusual floor.
@@ -425,37 +424,27 @@ def _edge_map(small: np.ndarray, blurred: np.ndarray | None = None,
     return edges
 
 
-class _Edges:
-    """The half-size frame after the 5-px median, and its edges (:func:`_edge_map`),
-    found once when first asked for."""
-
-    def __init__(self, small: np.ndarray) -> None:
-        self._small = small
-
-    @functools.cached_property
-    def blurred(self) -> np.ndarray:
-        return cv2.medianBlur(self._small, 5)
-
-    @functools.cached_property
-    def edges(self) -> np.ndarray:
-        return _edge_map(self._small, self.blurred)
-
-
 #: An outline found by the first two ways on a floor that is not dark must have the card's
-#: edge (:func:`_edge_map`, within this many half-size pixels: the mask's outline lies a
-#: little off the edge in a blurred photo) along :data:`SIDE_SUPPORT` of each side.
+#: edge within this many half-size pixels (the mask's outline lies a little off the edge in
+#: a blurred photo) along :data:`SIDE_SUPPORT` of each side.
 OUTLINE_NEAR = 3
 
 
-def _unseen_side(edges: _Edges, quad: np.ndarray) -> str | None:
+def _unseen_side(small: np.ndarray, quad: np.ndarray) -> str | None:
     """Why the outline ``quad`` (half-size pixels), found by what stands apart from the
     floor, is not the card's, or ``None``: a side with no edge along most of it (its middle
     80 %, as in :func:`_support`). Where part of a light card is as light as the floor (a
     silver face's gradient), the rest can still be a convex, card-sized shape, one side of
     it running across the face; the card's own edge is a step, or a printed outline, all
-    along."""
-    near = cv2.dilate(edges.edges, np.ones((2 * OUTLINE_NEAR + 1,) * 2, np.uint8))
-    sup = _support(near, quad)
+    along. The edges: Canny (15/40, L2, the strongest channel's gradient) after a 5-px
+    median, in the box round the outline only."""
+    h, w = small.shape[:2]
+    x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - 12, 0)
+    x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 13, (w, h))
+    box = cv2.medianBlur(small[y0:y1, x0:x1], 5)
+    edges = cv2.Canny(box, 15, 40, L2gradient=True)
+    near = cv2.dilate(edges, np.ones((2 * OUTLINE_NEAR + 1,) * 2, np.uint8))
+    sup = _support(near, quad - (x0, y0))
     if sup.min() >= SIDE_SUPPORT:
         return None
     return f"a side of the outline has an edge along only {sup.min():.0%} of it: not the card's edge"
@@ -647,15 +636,14 @@ def _best_outline(near: np.ndarray, outlines: list[tuple[tuple[int, ...] | None,
     return best, tries
 
 
-def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] | None = None,
-               edges_: _Edges | None = None) -> np.ndarray | str:
+def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] | None = None
+               ) -> np.ndarray | str:
     """The card's corners (full-size pixels) from straight edges: the best-supported
     quadrilateral of two pairs of parallel edge lines, at right angles, in a card's
     proportions and size; or why not. Nothing else with long straight edges may lie
-    beside it (the card under it in a double feed shows its edges there). (``edges_``:
-    :class:`_Edges` of ``small``, when the caller has them.)"""
-    edges_ = edges_ if edges_ is not None else _Edges(small)
-    blurred, edges = edges_.blurred, edges_.edges
+    beside it (the card under it in a double feed shows its edges there)."""
+    blurred = cv2.medianBlur(small, 5)
+    edges = _edge_map(small, blurred)
     lines, pieces = _lines(edges)
     near = cv2.dilate(edges, _DOT3)
     # The pairs spaced as their offsets differ at the frame's corner, as before; when no
