@@ -20,7 +20,8 @@ Three ways to find the card's outline, tried in turn:
 
 The outline must be one card: its convex hull reduced to the best four
 corners (``approxPolyN``), sides in a card's ratio, and the shape filling its
-hull. Overlapping cards (an L or a long shape) are ``two cards``; a thumb or
+hull; on a floor that is not dark, each side of the first two ways' outline
+must have an edge along most of it (:func:`_unseen_side`). Overlapping cards (an L or a long shape) are ``two cards``; a thumb or
 a small object on the card's edge is not, as the four corners still fit. When
 the card cannot be told from the floor the reason says so (``background too
 light``), and a card too small in the frame to read its index is ``card too
@@ -127,9 +128,10 @@ def locate(frame: np.ndarray, grey: np.ndarray | None = None) -> Located | Rejec
         # And each side must be the card's edge (part of a light card lost in a light floor
         # leaves a side across its face).
         why = _beside_floor(small_bgr, (first - 0.5) / 2, apart)
-        if not why and not (unseen := _unseen_side(small_bgr, (first - 0.5) / 2)):
+        unseen = None if why else _unseen_side(small_bgr, (first - 0.5) / 2)
+        if not why and not unseen:
             return _finish(frame, grey, first)
-        first = Reject(Reason.NO_CARD, why) if why else _lost_in_floor(unseen, apart[1])
+        first = _lost_in_floor(unseen, apart[1]) if unseen else Reject(Reason.NO_CARD, why or "")
     second = _any_floor(small_bgr, apart)
     if isinstance(second, np.ndarray):
         # The floor model sees the top card of a double feed as one card when the one
