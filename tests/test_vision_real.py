@@ -180,3 +180,26 @@ def test_a_frame_line_cut_short_by_the_big_pip_is_not_the_rank(card: str, floor:
     reader = _learn_real("tigullio")
     c = Card.parse(card)
     assert reader.read(render_card_frame(c, design="tigullio", deck_id=7, seed=seed, distortions=floor)).card == c
+
+
+@pytest.mark.parametrize(("card", "seed"), [("D2", 968897004), ("H2", 1360571901), ("HA", 1843164684)])
+def test_a_silver_card_on_a_light_floor_is_located_by_its_own_edges(card: str, seed: int, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Issue 15, sixth pass: where Tigullio's silver face is as light as the floor, it was
+    # lost in the floor model's mask (and the dark-floor way's threshold), and the rest was
+    # still a convex card-sized shape: located with one side across the face (28-39 px off
+    # the card's corners), and the reader found "no index in the corner". Each side of such
+    # an outline must have an edge along it; here the edge way then finds the card's own.
+    import vision.render as render
+    from vision.locate import Located, locate
+
+    placed: list[np.ndarray] = []
+    place = render._place
+    monkeypatch.setattr(render, "_place", lambda *a, **k: placed.append(place(*a, **k)) or placed[-1])
+    c = Card.parse(card)
+    frame = render_card_frame(c, design="tigullio", deck_id=7, seed=seed, distortions="light-floor")
+    found = locate(frame)
+    assert isinstance(found, Located)
+    truth = placed[-1]
+    off = min(float(np.abs(np.roll(q, s, axis=0) - truth).max()) for q in (found.quad, found.quad[::-1]) for s in range(4))
+    assert off < 8, f"the outline is {off:.0f} px off the card's corners"
+    assert _learn_real("tigullio").read(frame).card == c

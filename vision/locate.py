@@ -20,7 +20,8 @@ Three ways to find the card's outline, tried in turn:
 
 The outline must be one card: its convex hull reduced to the best four
 corners (``approxPolyN``), sides in a card's ratio, and the shape filling its
-hull. Overlapping cards (an L or a long shape) are ``two cards``; a thumb or
+hull; on a floor that is not dark, each side of the first two ways' outline
+must have an edge along most of it (:func:`_unseen_side`). Overlapping cards (an L or a long shape) are ``two cards``; a thumb or
 a small object on the card's edge is not, as the four corners still fit. When
 the card cannot be told from the floor the reason says so (``background too
 light``), and a card too small in the frame to read its index is ``card too
@@ -124,10 +125,13 @@ def locate(frame: np.ndarray, grey: np.ndarray | None = None) -> Located | Rejec
     if isinstance(first, np.ndarray):
         # Found by the dark-floor way on a floor that is not dark (wood): a card under a
         # card with a black border can be cut off from it; what lies beyond must be floor.
+        # And each side must be the card's edge (part of a light card lost in a light floor
+        # leaves a side across its face).
         why = _beside_floor(small_bgr, (first - 0.5) / 2, apart)
-        if not why:
+        unseen = None if why else _unseen_side(small_bgr, (first - 0.5) / 2)
+        if not why and not unseen:
             return _finish(frame, grey, first)
-        first = Reject(Reason.NO_CARD, why)
+        first = _lost_in_floor(unseen, apart[1]) if unseen else Reject(Reason.NO_CARD, why or "")
     second = _any_floor(small_bgr, apart)
     if isinstance(second, np.ndarray):
         # The floor model sees the top card of a double feed as one card when the one
@@ -135,6 +139,8 @@ def locate(frame: np.ndarray, grey: np.ndarray | None = None) -> Located | Rejec
         why = _beside_floor(small_bgr, (second - 0.5) / 2, apart)
         if why:
             second = Reject(Reason.NO_CARD, why)
+        elif unseen := _unseen_side(small_bgr, (second - 0.5) / 2):
+            second = _lost_in_floor(unseen, apart[1])
     if isinstance(second, np.ndarray):
         return _finish(frame, grey, second)
     third = _edge_card(small_bgr, apart)
@@ -418,6 +424,41 @@ def _edge_map(small: np.ndarray, blurred: np.ndarray | None = None,
     for c in (1, 2):
         edges = cv2.bitwise_or(edges, cv2.Canny(b[..., c], lo, hi, L2gradient=True))
     return edges
+
+
+#: An outline found by the first two ways on a floor that is not dark must have the card's
+#: edge within this many half-size pixels (the mask's outline lies a little off the edge in
+#: a blurred photo) along :data:`SIDE_SUPPORT` of each side.
+OUTLINE_NEAR = 3
+
+
+def _unseen_side(small: np.ndarray, quad: np.ndarray) -> str | None:
+    """Why the outline ``quad`` (half-size pixels), found by what stands apart from the
+    floor, is not the card's, or ``None``: a side with no edge along most of it (its middle
+    80 %, as in :func:`_support`). Where part of a light card is as light as the floor (a
+    silver face's gradient), the rest can still be a convex, card-sized shape, one side of
+    it running across the face; the card's own edge is a step, or a printed outline, all
+    along. The edges: Canny (15/40, L2, the strongest channel's gradient) after a 5-px
+    median, in the box round the outline only."""
+    h, w = small.shape[:2]
+    x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - 12, 0)
+    x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 13, (w, h))
+    box = cv2.medianBlur(small[y0:y1, x0:x1], 5)
+    edges = cv2.Canny(box, 15, 40, L2gradient=True)
+    near = cv2.dilate(edges, np.ones((2 * OUTLINE_NEAR + 1,) * 2, np.uint8))
+    sup = _support(near, quad - (x0, y0))
+    if sup.min() >= SIDE_SUPPORT:
+        return None
+    return f"a side of the outline has an edge along only {sup.min():.0%} of it: not the card's edge"
+
+
+def _lost_in_floor(why: str, floor_grey: float) -> Reject:
+    """The reject for an outline whose side is not the card's edge: part of the card lost
+    in the floor (``background too light`` on a light floor)."""
+    if floor_grey > 150:
+        return Reject(Reason.BACKGROUND_LIGHT, f"{why}; the floor is light (grey {floor_grey:.0f}), "
+                      "so part of the card may be lost in it")
+    return Reject(Reason.NO_CARD, why)
 
 
 class _Faint:
