@@ -18,6 +18,7 @@ from vision.barcode import BarcodeReader
 from vision.decision import Reason
 from vision.index import IndexReader
 from vision.learn import bridge_order, learn
+from vision.locate import Located, locate
 from vision.render import render_card_frame
 
 COURTS = [Card.parse(c) for c in ("SJ", "HQ", "DK", "CK", "SQ", "HJ")]
@@ -203,3 +204,17 @@ def test_a_silver_card_on_a_light_floor_is_located_by_its_own_edges(card: str, s
     off = min(float(np.abs(np.roll(q, s, axis=0) - truth).max()) for q in (found.quad, found.quad[::-1]) for s in range(4))
     assert off < 8, f"the outline is {off:.0f} px off the card's corners"
     assert _learn_real("tigullio").read(frame).card == c
+
+
+def test_a_double_feed_on_the_dark_floor_is_not_read_as_its_top_card() -> None:
+    # Issue 15, found by bench/vision.py at seed 29: a bonded 10♠ (black border) on top of a
+    # court whose visible part reaches past the frame's edge, on the dark floor. The card
+    # under it was cut off from the top card by the border, and its visible pieces were each
+    # too small to be "another card-sized shape": the frame was read as the 10♠. What lies
+    # beyond the outline must be floor on the dark floor too.
+    from vision import benchmark as bench
+
+    frame = bench.render(bench.Spec("index", "double-feed!", "bonded", 47, 1474432797))
+    out = locate(frame)
+    assert not isinstance(out, Located) and "against the card" in out.detail
+    assert not _learn_real("bonded").read(frame).accepted

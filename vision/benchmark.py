@@ -47,7 +47,9 @@ NOT_LEARNED: dict[str, str] = {}  # real decks whose learning pass was refused, 
 UNLEARNED = ("script", "italic")  # read against the "standard" design
 BARCODE_DESIGNS = ("qr", "code128")
 DECK = 7
+# Frames on which any card read is wrong: a double feed must be refused, not read as its top card.
 EXTRA = ("face-down!", "joker!")
+NOT_ONE_CARD = EXTRA + ("double-feed!",)
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,7 @@ def _run(chunk: list[Spec]) -> dict[tuple[str, str], dict[str, Any]]:
             cell = out[(name, spec.condition)]
             cell["lat"].append(dt)
             cell["cpu"].append(dc)
-            truth_ok = spec.condition not in EXTRA
+            truth_ok = spec.condition not in NOT_ONE_CARD
             # per design: frames, correct, wrong, court frames, courts correct
             court = 11 <= Card(spec.card).rank <= 13
             tally = cell["designs"][spec.design]

@@ -115,6 +115,16 @@ def locate(frame: np.ndarray, grey: np.ndarray | None = None) -> Located | Rejec
     first = _dark_floor(small)
     dark = float(np.median(np.concatenate([small[:4].ravel(), small[-4:].ravel()]))) < 100
     if isinstance(first, np.ndarray) and (dark or frame.ndim != 3):
+        if frame.ndim == 3:
+            # On the dark floor too, what lies beyond the outline must be floor: a card
+            # with a black border on top of another, the one under it reaching past the
+            # frame's edge, is cut off from it, and its visible pieces are each too small
+            # to be "another card-sized shape" (issue 15: a bonded 10♠ read as one card).
+            # A thumb can look the same, so the reason is not "two cards".
+            small_bgr = cv2.resize(frame, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+            why = _against_card(small_bgr, (first - 0.5) / 2)
+            if why:
+                return Reject(Reason.NO_CARD, why)
         return _finish(frame, grey, first)
     if frame.ndim != 3 or (isinstance(first, Reject) and first.reason is Reason.TWO_CARDS and dark):
         # Two cards against a dark floor: a double feed is never second-guessed (a
@@ -914,6 +924,29 @@ def _beside_floor(small: np.ndarray, quad: np.ndarray, apart_: tuple[np.ndarray,
     paper_side = _paper_beside(small, quad, plane, blurred, apart)
     if paper_side is not None:
         return f"the card's paper seems to go on past its {paper_side} side: another card under it?"
+    return None
+
+
+def _against_card(small: np.ndarray, quad: np.ndarray) -> str | None:
+    """On the dark floor: why the outline ``quad`` (half-size) may not be one card alone, or
+    ``None``. Something standing apart from the floor, lying against the card's outline
+    (within 3 px of it) beyond it, over more than 6 % of a card: the card under another.
+    Glare or a light table at the frame's edge, apart from the card, does not count."""
+    apart = _apart(small)[0]
+    poly = np.rint(quad).astype(np.int32)
+    keep_out = np.full(apart.shape, 255, np.uint8)
+    cv2.fillConvexPoly(keep_out, poly, 0)
+    beyond = cv2.bitwise_and(apart, cv2.erode(keep_out, np.ones((5, 5), np.uint8)))
+    ring = cv2.dilate(255 - keep_out, np.ones((11, 11), np.uint8))
+    card_area = float(cv2.contourArea(quad.astype(np.float32)))
+    if cv2.countNonZero(beyond) <= 0.06 * card_area:
+        return None
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(beyond, connectivity=8)
+    touching = np.unique(labels[(ring > 0) & (beyond > 0)])
+    big = max((int(stats[k, cv2.CC_STAT_AREA]) for k in touching if k), default=0)
+    if big > 0.06 * card_area:
+        return (f"something lies against the card beyond its outline ({big / card_area:.0%} of a "
+                "card): another card under it, or a hand?")
     return None
 
 
