@@ -47,8 +47,8 @@ NOT_LEARNED: dict[str, str] = {}  # real decks whose learning pass was refused, 
 UNLEARNED = ("script", "italic")  # read against the "standard" design
 BARCODE_DESIGNS = ("qr", "code128")
 DECK = 7
-# Frames on which any card read is wrong: a double feed must be refused, not read as its top card.
 EXTRA = ("face-down!", "joker!")
+# Frames on which any card read is wrong: a double feed must be refused, not read as its top card.
 NOT_ONE_CARD = EXTRA + ("double-feed!",)
 
 

@@ -239,9 +239,10 @@ class IndexReader:
                               f"rank {rank.char} {r_best:.2f} vs {runner_up.char} {float(rs[j]):.2f}")
         # Ink colour: an independent check of the suit (catches ♠/♣ read as ♦).
         z = (g.redness - d.red_split) / d.red_gap
-        grey = False
+        grey = no_colour = False
         if abs(z) < t.colour_margin or (z > 0) != suit.is_red:
-            if abs(z) < t.colour_margin or (roi is not None and colourless(roi)):
+            no_colour = roi is not None and colourless(roi)
+            if abs(z) < t.colour_margin or no_colour:
                 # No ink colour to check: a grey picture (a camera set to black and
                 # white, a grey photo), or ink too faint to be clearly red or black
                 # (washed-out red under warm light). The shape alone must then beat
@@ -255,7 +256,7 @@ class IndexReader:
                 continue
             need = t.margin if grey or other.is_red == suit.is_red else t.cross_colour_margin
             if margin(s_best, float(ss[other]), float(self._suit_cc[int(suit), int(other)])) < need:
-                why = ((" (the picture has no colour" if roi is not None and colourless(roi)
+                why = ((" (the picture has no colour" if no_colour
                         else f" (the ink is neither clearly red nor black, {z:+.2f}")
                        + ": the shape alone must tell)") if grey else ""
                 return Reject(Reason.AMBIGUOUS, f"suit {suit.symbol} {s_best:.2f} vs "

@@ -910,14 +910,7 @@ def _beside_floor(small: np.ndarray, quad: np.ndarray, apart_: tuple[np.ndarray,
     card under another in a double feed does that; a white card on a white floor, and
     its floor, do not. (``blurred``: see :func:`_paper_beside`.)"""
     apart, _, plane = apart_
-    keep_out = np.full(apart.shape, 255, np.uint8)
-    cv2.fillConvexPoly(keep_out, np.rint(quad).astype(np.int32), 0)
-    beyond = cv2.bitwise_and(apart, cv2.erode(keep_out, np.ones((5, 5), np.uint8)))
-    card_area = float(cv2.contourArea(quad.astype(np.float32)))
-    big = 0
-    if cv2.countNonZero(beyond) > 0.06 * card_area:  # (else no blob can be that large)
-        n, _lab, stats, _ = cv2.connectedComponentsWithStats(beyond, connectivity=8)
-        big = stats[1:, cv2.CC_STAT_AREA].max() if n > 1 else 0
+    big, card_area = _beyond(apart, quad)
     if big > 0.06 * card_area:
         return (f"something stands apart from the floor beside the outline ({big / card_area:.0%} "
                 "of a card): another card under it?")
@@ -932,22 +925,29 @@ def _against_card(small: np.ndarray, quad: np.ndarray) -> str | None:
     ``None``. Something standing apart from the floor, lying against the card's outline
     (within 3 px of it) beyond it, over more than 6 % of a card: the card under another.
     Glare or a light table at the frame's edge, apart from the card, does not count."""
-    apart = _apart(small)[0]
-    poly = np.rint(quad).astype(np.int32)
-    keep_out = np.full(apart.shape, 255, np.uint8)
-    cv2.fillConvexPoly(keep_out, poly, 0)
-    beyond = cv2.bitwise_and(apart, cv2.erode(keep_out, np.ones((5, 5), np.uint8)))
-    ring = cv2.dilate(255 - keep_out, np.ones((11, 11), np.uint8))
-    card_area = float(cv2.contourArea(quad.astype(np.float32)))
-    if cv2.countNonZero(beyond) <= 0.06 * card_area:
-        return None
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(beyond, connectivity=8)
-    touching = np.unique(labels[(ring > 0) & (beyond > 0)])
-    big = max((int(stats[k, cv2.CC_STAT_AREA]) for k in touching if k), default=0)
+    big, card_area = _beyond(_apart(small)[0], quad, against=True)
     if big > 0.06 * card_area:
         return (f"something lies against the card beyond its outline ({big / card_area:.0%} of a "
                 "card): another card under it, or a hand?")
     return None
+
+
+def _beyond(apart: np.ndarray, quad: np.ndarray, *, against: bool = False) -> tuple[int, float]:
+    """The largest shape standing apart from the floor beyond the outline ``quad`` (half-size
+    pixels), in px, and the card's area; ``against``: only shapes within 3 px of the outline."""
+    keep_out = np.full(apart.shape, 255, np.uint8)
+    cv2.fillConvexPoly(keep_out, np.rint(quad).astype(np.int32), 0)
+    beyond = cv2.bitwise_and(apart, cv2.erode(keep_out, np.ones((5, 5), np.uint8)))
+    card_area = float(cv2.contourArea(quad.astype(np.float32)))
+    if cv2.countNonZero(beyond) <= 0.06 * card_area:  # no shape can be large enough to count
+        return 0, card_area
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(beyond, connectivity=8)
+    if against:
+        ring = cv2.dilate(255 - keep_out, np.ones((11, 11), np.uint8))
+        shapes = [int(k) for k in np.unique(labels[(ring > 0) & (beyond > 0)]) if k]
+    else:
+        shapes = list(range(1, n))
+    return max((int(stats[k, cv2.CC_STAT_AREA]) for k in shapes), default=0), card_area
 
 
 def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray,
