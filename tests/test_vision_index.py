@@ -57,9 +57,12 @@ def test_a_typeface_never_learned_is_rejected_not_misread(standard: IndexReader,
     wrong = [(Card(2 * k), o.card) for k, o in enumerate(outs) if o.accepted and o.card != Card(2 * k)]
     assert wrong == []
     rejected = [o for o in outs if not o.accepted]
-    assert rejected and all(o.reason in (Reason.NOT_THIS_DECK, Reason.AMBIGUOUS) for o in rejected)
+    assert all(o.reason in (Reason.NOT_THIS_DECK, Reason.AMBIGUOUS, Reason.DISAGREE) for o in rejected)
     if typeface == "script":
-        assert len(rejected) == len(outs)
+        # The shapes of every corner fit no learned glyph: none is read from them. A card is
+        # read only when both its corners, searched for every learned glyph, name it (issue
+        # 15, the search for real photographs' spoiled corners); it names the right card.
+        assert rejected and all(o.evidence["by"] == "both searched" for o in outs if o.accepted)
 
 
 def test_dutch_jack_is_read_as_jack_once_learned_and_never_as_eight(

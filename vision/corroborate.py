@@ -86,34 +86,59 @@ def shows(design: LearnedDesign, roi: np.ndarray, card: Card, rank_cc: np.ndarra
     scale). The rank's and the suit's scores when it does, else a reject saying what
     was found instead.
     """
+    found = _search(design, roi, card, rank_cc, suit_cc, margin_min, rank_min, suit_min)
+    return found if isinstance(found, Reject) else found[1:]
+
+
+def names(design: LearnedDesign, roi: np.ndarray, rank_cc: np.ndarray, suit_cc: np.ndarray,
+          *, margin_min: float = 0.5, rank_min: float = 0.75, suit_min: float = 0.85,
+          ) -> tuple[Card, float, float] | Reject:
+    """The card whose rank and suit the corner ``roi`` shows best, each by ``margin_min``
+    over every other and scoring ``rank_min`` and ``suit_min``; and those scores.
+
+    One corner's answer is never enough: the index reader asks both corners, and takes
+    a card only when both name it (a card with neither corner's shapes cut out right).
+    """
+    return _search(design, roi, None, rank_cc, suit_cc, margin_min, rank_min, suit_min)
+
+
+def _search(design: LearnedDesign, roi: np.ndarray, card: Card | None, rank_cc: np.ndarray,
+            suit_cc: np.ndarray, margin_min: float, rank_min: float, suit_min: float,
+            ) -> tuple[Card, float, float] | Reject:
+    """:func:`shows` (``card`` given) or :func:`names` (``None``)."""
     area = _paper_ink(roi)
     top = area[: int(RANK_ROWS * area.shape[0])]
     rank = _find(top, design.rank_templates, design.rank_height, design.rank_aspect, RANK_SIZE,
-                 int(card.rank) - 2, rank_cc, "rank", lambda k: Rank(k + 2).char, rank_min, margin_min)
+                 None if card is None else int(card.rank) - 2, rank_cc, "rank", lambda k: Rank(k + 2).char,
+                 rank_min, margin_min)
     if isinstance(rank, Reject):
         return rank
     # The suit: below the rank found, in its column.
-    x, y, w, h = rank[1]
+    x, y, w, h = rank[2]
     heights = np.array([design.suit_height_of(k) for k in range(4)])
     below = area[y + h - 2: y + h + int(2.0 * heights.max()), max(x - w // 2, 0): x + w + w // 2]
     # No ink colour is checked here: the shape must beat every other suit by the full margin.
-    suit = _find(below, design.suit_templates, heights, design.suit_aspect, SUIT_SIZE, int(card.suit),
-                 suit_cc, "suit", lambda k: Suit(k).symbol, suit_min, margin_min)
+    suit = _find(below, design.suit_templates, heights, design.suit_aspect, SUIT_SIZE,
+                 None if card is None else int(card.suit), suit_cc, "suit", lambda k: Suit(k).symbol,
+                 suit_min, margin_min)
     if isinstance(suit, Reject):
         return suit
-    return rank[0], suit[0]
+    return Card(Suit(suit[0]), Rank(rank[0] + 2)), rank[1], suit[1]
 
 
 def _find(area: np.ndarray, templates: np.ndarray, heights: np.ndarray, aspects: np.ndarray,
-          size: tuple[int, int], want: int, alike: np.ndarray, what: str, name: Callable[[int], str],
-          minimum: float, margin_min: float) -> tuple[float, tuple[int, int, int, int]] | Reject:
-    """Each template searched for in ``area`` at its learned size; template ``want`` must be
-    the best found, score ``minimum``, and beat every other by the margin at its place."""
+          size: tuple[int, int], want: int | None, alike: np.ndarray, what: str,
+          name: Callable[[int], str], minimum: float, margin_min: float
+          ) -> tuple[int, float, tuple[int, int, int, int]] | Reject:
+    """Each template searched for in ``area`` at its learned size; template ``want`` (or,
+    ``None``, whichever is best) must be the best found, score ``minimum``, and beat every
+    other by the margin at its place. Which template, its score and its box."""
     w, h = size
     found = [_best(area, templates[k].reshape(h, w), float(aspects[k] * heights[k]), float(heights[k]), size)
              for k in range(len(templates))]
     scores = [f[0] for f in found]
     best = int(np.argmax(scores))
+    want = best if want is None else want
     if best != want:
         return Reject(Reason.DISAGREE, f"shows {what} {name(best)} ({scores[best]:.2f}) more than "
                       f"{name(want)} ({scores[want]:.2f})")
@@ -124,4 +149,4 @@ def _find(area: np.ndarray, templates: np.ndarray, heights: np.ndarray, aspects:
         if k != want and margin(float(v[want]), float(v[k]), float(alike[want, k])) < margin_min:
             return Reject(Reason.AMBIGUOUS, f"{what} {name(want)} {float(v[want]):.2f} vs "
                           f"{name(k)} {float(v[k]):.2f}")
-    return float(v[want]), found[want][1]
+    return want, float(v[want]), found[want][1]

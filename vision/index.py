@@ -102,10 +102,12 @@ class IndexReader:
         no_index = 0  # corners where not even an index shape was found
         unfit: tuple[Glyphs, np.ndarray] | None = None  # a corner that fell short of the fit only
         failed_roi: np.ndarray | None = None
+        rois: list[tuple[np.ndarray, Glyphs | Reject]] = []
         for corner, turned in (("top-left", False), ("bottom-right", True)):
             # Only the corner is warped, not the whole face: the same pixels, for less time.
             roi = found.corner(*self.design.roi, turned=turned)
             g = roi_glyphs(roi)
+            rois.append((roi, g))
             no_index += isinstance(g, Reject)
             r = g if isinstance(g, Reject) else self._corner(g, roi)
             if isinstance(r, Reject):
@@ -128,6 +130,10 @@ class IndexReader:
             if no_index == 2 and face_is_down(found, self.t.paper_min):
                 return Reject(Reason.FACE_DOWN, "no index in either corner and a patterned middle "
                               "(learn the design with --back to recognise the back itself)")
+            if not reads and not any(r.reason is Reason.BLURRED for _, r in fails):
+                both = self._searched(rois)
+                if both is not None:
+                    return both
             corner, r = fails[0]
             return Reject(r.reason, f"{corner} index: {r.detail}")
         a, b = reads
@@ -157,6 +163,36 @@ class IndexReader:
         if isinstance(scores, Reject):
             return None
         return CornerRead(card, scores[0], 0.0, scores[1], 0.0), "search"
+
+    def _searched(self, rois: list[tuple[np.ndarray, Glyphs | Reject]]) -> Read | Reject | None:
+        """The card both corners show when neither could be read from its shapes: each
+        corner searched for every learned rank and suit (:func:`vision.corroborate.names`),
+        by the same margins and the same minimum scores as a corner read from its shapes,
+        and both naming the same card. A court's frame line joined to its index, or a shadow across it, spoils the
+        shapes of both corners of a real photograph where the glyphs themselves still show
+        (issue 15). One corner alone never names a card; two corners that name different
+        cards are refused. ``None`` when a corner names nothing (the shapes' reason stands).
+        """
+        named = []
+        for roi, g in rois:
+            # The first corner's fit (0.90, 0.93), not the corroborating one's: both corners
+            # print the same glyph, so a glyph of another design that lies nearer one
+            # learned template than the others does so in both (Tigullio's ♥ searched with
+            # Bonded's design lies nearer its ♦, at 0.85, in both corners).
+            n = corroborate.names(self.design, roi, self._rank_cc, self._suit_cc, margin_min=self.t.margin,
+                                  rank_min=self.t.rank_min, suit_min=self.t.suit_min)
+            if isinstance(n, Reject):
+                return None
+            if isinstance(g, Glyphs) and g.single is None and (
+                    int(np.argmax(self.design.rank_templates @ g.rank.ravel())) != int(n[0].rank) - 2
+                    or int(np.argmax(self.design.suit_templates @ g.suit.ravel())) != int(n[0].suit)):
+                return None  # the shapes cut out there are nearest another card's
+            named.append(n)
+        (a, ra, sa), (b, rb, sb) = named
+        if a != b:
+            return Reject(Reason.DISAGREE, f"searched, the top-left shows {a}, the bottom-right {b}")
+        return Read(a, self.method, {"design": self.design.name, "rank_score": round(min(ra, rb), 3),
+                                     "suit_score": round(min(sa, sb), 3), "corners": 2, "by": "both searched"})
 
     def read_partial(self, face: np.ndarray) -> Partial | None:
         """Rank and ink colour of a face :meth:`read` refused, by this reader's own checks.
