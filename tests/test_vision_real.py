@@ -83,6 +83,23 @@ def test_barcode_double_feed_with_hidden_codes_and_covered_codes() -> None:
     assert back.reason is Reason.FACE_DOWN
 
 
+@pytest.mark.parametrize("backend", ["zxing", "zbar"])
+def test_barcode_double_feed_reaching_past_the_frame_is_refused(backend: str) -> None:
+    # Issue 15, seventh pass: bench seed 41 drew three QR double feeds whose second card
+    # reaches past the frame's edge. Both codes of the top card decode; the outline of
+    # the two is too long for one card but too small, cut off by the frame, to be called
+    # two cards ("no card found"), and the code was read as the card. A code is now taken
+    # only when the outline is one card's.
+    from vision import benchmark as bench
+
+    reader = BarcodeReader(backend, "qr", deck_id=bench.DECK)
+    for card, seed in (("D3", 276783411), ("C6", 1899199328), ("H3", 1476402350)):
+        frame = bench.render(bench.Spec("barcode", "double-feed!", "qr", int(Card.parse(card)), seed))
+        out = reader.read(frame)
+        assert not out.accepted, (card, out)
+        assert f"{card} decoded, but its outline is not one card's" in out.detail
+
+
 @functools.lru_cache(maxsize=4)
 def _learn_real(deck: str) -> IndexReader:
     frames = [(str(c), render_card_frame(c, design=deck, seed=900 + i)) for i, c in enumerate(bridge_order())]

@@ -148,10 +148,18 @@ class BarcodeReader:
         if p.card is None:
             return Reject(Reason.NOT_THIS_DECK, f"board sticker {p.board}, not a card")
         # A second card whose codes are hidden under the first is still a second
-        # card: the outline decides (issue 15: 27 of 70 such frames were read).
+        # card: the outline decides (issue 15: 27 of 70 such frames were read). The
+        # code is taken only when the outline is one card's (or one card's too small to
+        # read its index, which the codes do not need). An outline that is not one
+        # card's may be two: a second card reaching past the frame's edge leaves an L
+        # too small to be called two cards (issue 15, seventh pass: three double feeds
+        # read as their top card at bench seed 41).
         if isinstance(found, Reject) and found.reason is Reason.TWO_CARDS:
             return Reject(Reason.TWO_CARDS, f"{p.card} decoded, but the outline shows two cards "
                           f"({found.detail})")
+        if isinstance(found, Reject) and found.reason is not Reason.TOO_SMALL:
+            return Reject(found.reason, f"{p.card} decoded, but its outline is not one card's, so a "
+                          f"second card cannot be ruled out ({found.detail})")
         return Read(p.card, self.method, ev)
 
 
