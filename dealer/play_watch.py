@@ -78,16 +78,23 @@ class Partial:
 
     Rank and colour passed the recogniser's own checks on both corners; only
     the suit *shape* was too weak. ``shapes`` holds, per corner, the shape
-    scores of the two suits of that colour; ``ratio`` is the recogniser's ratio
-    test (the runner-up must be this many times further from a perfect match).
-    A partial read never names a card by itself: the rules (one legal card
-    left) or a second frame must agree.
+    scores of the two suits of that colour. A shape picks a suit by the
+    recogniser's margin: where it lies on the line between the two suits'
+    templates (``alike``: how alike those two templates are), 1 at one, -1 at
+    the other, and at least ``margin`` towards the one it picks. A partial
+    read never names a card by itself: the rules (one legal card left) or a
+    second frame must agree.
+
+    >>> p = Partial(Rank.SEVEN, True, ({Suit.DIAMONDS: 0.80, Suit.HEARTS: 0.88},) * 2, alike=0.9)
+    >>> p.shape_suit(0.85), p.contradicts(Suit.DIAMONDS)
+    (<Suit.HEARTS: 2>, True)
     """
 
     rank: Rank
     red: bool
     shapes: tuple[dict[Suit, float], ...]
-    ratio: float = 3.0
+    alike: float = 0.9
+    margin: float = 0.5
 
     @property
     def suits(self) -> tuple[Suit, Suit]:
@@ -96,21 +103,25 @@ class Partial:
     def cards(self) -> tuple[Card, Card]:
         return (Card(self.suits[0], self.rank), Card(self.suits[1], self.rank))
 
+    def _beats(self, sc: dict[Suit, float], suit: Suit, other: Suit) -> bool:
+        """Does ``suit``'s shape beat ``other``'s on this corner by the margin?"""
+        return (sc[suit] - sc[other]) / max(1.0 - self.alike, 1e-6) >= self.margin
+
     def shape_suit(self, floor: float = SHAPE_FLOOR) -> Suit | None:
-        """The suit whose shape wins on *both* corners by the ratio test, if any."""
+        """The suit whose shape wins on *both* corners by the margin, if any."""
         a, b = self.suits
         wins = set()
         for sc in self.shapes:
             best, other = (a, b) if sc[a] >= sc[b] else (b, a)
-            if sc[best] < floor or (1 - sc[other]) < self.ratio * (1 - sc[best]):
+            if sc[best] < floor or not self._beats(sc, best, other):
                 return None
             wins.add(best)
         return wins.pop() if len(wins) == 1 else None
 
     def contradicts(self, suit: Suit) -> bool:
-        """The other suit's shape beats ``suit`` on a corner by the ratio test."""
+        """The other suit's shape beats ``suit`` on a corner by the margin."""
         other = self.suits[1] if suit == self.suits[0] else self.suits[0]
-        return any((1 - sc[suit]) >= self.ratio * (1 - sc[other]) for sc in self.shapes)
+        return any(self._beats(sc, other, suit) for sc in self.shapes)
 
 
 @dataclass
@@ -345,7 +356,7 @@ class PlayWatch:
           must not point to the other card. Suit-following is *not* used: a
           revoke must never be hidden.
         * two frames: on at least two frames both corners' suit shapes pick
-          the same suit by the recogniser's ratio test (only the absolute
+          the same suit by the recogniser's margin (only the absolute
           minimum score was missed), and no frame picks the other.
         """
         parts = self._partials.get((ti, seat))

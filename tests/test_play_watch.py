@@ -87,8 +87,8 @@ HANDS = [Hand.from_pbn(h) for h in ("AK.2.3.4", "Q.75.7.7", "T9.8.9.T", "87.J.Q.
 def test_partial_reads_never_name_a_card_the_evidence_does_not_single_out() -> None:
     """Every card named from partial reads needs two agreeing pieces of evidence; each of
     these must stay flagged (the test fails if any is accepted)."""
-    near = (0.95, 0.91)  # hearts ahead on shape, but not by the ratio test
-    clear = (0.70, 0.91)  # hearts by the ratio test, under suit_min
+    near = (0.95, 0.91)  # hearts ahead on shape, but not by the margin (templates 0.9 alike)
+    clear = (0.70, 0.91)  # hearts by the margin, under suit_min
     flagged = [
         # East holds both red sevens: one frame, shapes not decisive.
         (HANDS, (), [_partial("7", True, near, near)]),
@@ -124,7 +124,7 @@ def test_partial_reads_never_name_a_card_the_evidence_does_not_single_out() -> N
 
 def test_partial_reads_name_a_card_with_two_agreeing_pieces_of_evidence() -> None:
     clear = (0.70, 0.91)
-    # Two frames agree on the heart shape (by the ratio test) with rank and colour.
+    # Two frames agree on the heart shape (by the margin) with rank and colour.
     w = _one_card_watcher(HANDS, played=((0, "SA"),))
     assert _flag_then_infer(w, 1, [_partial("7", True, clear, clear)] * 2)
     assert w.record.tricks[0].entries[1].card == Card.parse("H7")
@@ -139,3 +139,16 @@ def test_partial_reads_name_a_card_with_two_agreeing_pieces_of_evidence() -> Non
     assert e.card is None and e.status == UNCONFIRMED and e.candidates[0] == Card.parse("H7")
 
 
+
+
+def test_a_suit_shape_picks_by_the_recognisers_margin() -> None:
+    """Issue 15: the corner reader tells suits apart by the margin, where the shape lies on
+    the line between the two templates in units of how alike they are; a partial read
+    does the same. A real ♣ and ♠ are 0.93 alike: 0.96 against 0.90 lies well on the ♣
+    side (margin 0.86), though the runner-up is not three times as far from 1 (the ratio
+    test it replaces refused it); with templates 0.8 alike the same scores are too close."""
+    alike_spades = Partial(Card.parse("S7").rank, False, ({Suit.CLUBS: 0.96, Suit.SPADES: 0.90},) * 2,
+                           alike=0.93)
+    assert alike_spades.shape_suit(0.85) is Suit.CLUBS and alike_spades.contradicts(Suit.SPADES)
+    apart = Partial(Card.parse("S7").rank, False, ({Suit.CLUBS: 0.96, Suit.SPADES: 0.90},) * 2, alike=0.8)
+    assert apart.shape_suit(0.85) is None and not apart.contradicts(Suit.SPADES)

@@ -387,5 +387,9 @@ def test_partial_read_of_a_real_table_face(reader: IndexReader, script_reader: I
     assert face is not None
     p = partial_read(reader, canvas_of(face)[30:30 + 420, 170:170 + 300])
     assert p is not None and p.cards()[0] == Card.parse("C2") and not p.red
+    # The suit shapes are weighed by the reader's margin, in units of how alike its learned
+    # ♣ and ♠ are (issue 15: the margin replaced the ratio test).
+    assert p.alike == pytest.approx(float(reader.design.suit_templates[0] @ reader.design.suit_templates[3]))
+    assert p.margin == reader.t.margin
     assert partial_read(script_reader, canvas_of(face)[30:30 + 420, 170:170 + 300]) is None
     assert partial_read(None, face) is None

@@ -51,7 +51,6 @@ class Thresholds:
     margin: float = 0.5
     # A suit of the other colour, when the ink has already ruled it out.
     cross_colour_margin: float = 0.25
-    ratio: float = 3.0  # the table watcher's suit test (read_partial): a ratio test
     size_tol: float = 0.15  # glyph height within ±15 % of the learned height
     # The corner that corroborates: once one corner fits the design on every check,
     # the other must name the same card by the same margins, but its fit to the
@@ -211,8 +210,11 @@ class IndexReader:
                 return None
             rs = d.rank_templates @ g.rank.ravel()
             ri = np.argsort(rs)[::-1]
-            r_best, r_next = float(rs[ri[0]]), float(rs[ri[1]])
-            if r_best < t.rank_min or (1 - r_next) < t.ratio * (1 - r_best):
+            r_best = float(rs[ri[0]])
+            # The rank by the corner reader's own test: the minimum, and the margin over
+            # every other rank (issue 15: the margin replaced the ratio test there).
+            if r_best < t.rank_min or any(
+                    margin(r_best, float(rs[j]), float(self._rank_cc[ri[0], j])) < t.margin for j in ri[1:]):
                 return None
             if abs(g.rank_box[3] / d.rank_height[ri[0]] - 1) > t.size_tol:
                 return None
@@ -230,7 +232,9 @@ class IndexReader:
         (ra, ca, sa), (rb, cb, sb) = got
         if ra != rb or ca != cb:
             return None
-        return Partial(ra, ca, (sa, sb), t.ratio)
+        pair = (Suit.DIAMONDS, Suit.HEARTS) if ca else (Suit.CLUBS, Suit.SPADES)
+        return Partial(ra, ca, (sa, sb), alike=float(self._suit_cc[int(pair[0]), int(pair[1])]),
+                       margin=t.margin)
 
     def _corner(self, g: Glyphs, roi: np.ndarray | None = None, *, loose: bool = False) -> CornerRead | Reject:
         """One corner's read; ``loose``: the corroborating corner's looser fit to the design."""
