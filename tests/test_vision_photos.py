@@ -91,8 +91,8 @@ def test_real_photographs_on_light_floors_wood_and_shadows_are_located(path: Pat
     # mirrored about its middle, which were taken for another card's edge across it; a
     # court (JD) whose outline took its picture's frame line for one side, the card's own
     # side beside it taken for another card's. Third pass: a shadow's straight edge across
-    # the card and the floor (4C, 6C, KC-…195517), taken for another card's edge. One card,
-    # in a card's shape and size.
+    # the card and the floor (4C, 6C, KC-…195517), taken for another card's edge; a card in
+    # perspective, its sides 18° apart (2D-…200202). One card, in a card's shape and size.
     from vision.locate import Located, locate
 
     frame = cv2.resize(cv2.imread(str(path)), (640, 480), interpolation=cv2.INTER_LINEAR)
@@ -213,3 +213,23 @@ def test_a_line_across_the_outline_is_a_shadow_only_if_it_goes_on_the_same_way(s
     # only where the shadow falls on both.
     piece = (np.pi / 2, 0.0, 40.0, 120.0, 34.0)  # (from 14 px to 54 px down; the card at 60)
     assert L._shadow_into(edges, blurred, poly, piece) is (shadow == "both")
+
+
+def test_a_card_in_perspective_is_found_by_its_converging_sides(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 15, locator third pass: a hand-held phone's photo of a grey card on a dark wood
+    # table (2D-…200202), the card's far end narrower: its long sides lie 18° apart, more
+    # than the 8° that pairs a card's sides, and each corner is still near a right angle.
+    # The floor-model ways take the card with its shadow (too large for one card).
+    import vision.locate as L
+
+    frame = cv2.resize(cv2.imread(str(REAL / "2D-IMG_20220921_200202.jpg")), (640, 480),
+                       interpolation=cv2.INTER_LINEAR)
+    found = L.locate(frame)
+    assert isinstance(found, L.Located), found
+    quad = found.quad.reshape(-1, 2).astype(np.float64)
+    d = np.roll(quad, -1, axis=0) - quad
+    turns = [abs(np.degrees(np.arctan2(d[i, 1], d[i, 0]) - np.arctan2(-d[i + 2, 1], -d[i + 2, 0]))) % 180
+             for i in (0, 1)]
+    assert max(min(t, 180 - t) for t in turns) > 10  # two sides well apart from parallel
+    monkeypatch.setattr(L, "SLANT_PAIR", 8)
+    assert not isinstance(L.locate(frame), L.Located)

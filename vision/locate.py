@@ -411,6 +411,10 @@ def _face_transform(quad: np.ndarray) -> np.ndarray:
 SIDE_SUPPORT, ALL_SUPPORT = 0.6, 0.8
 #: Outlines with at least this share along every side are tried again with faint edges.
 FAINT_FROM = 0.25
+#: A hand-held phone's photo shows the card in perspective: its opposite sides may lie
+#: this many degrees apart (the edge way's last try, :func:`_edge_card`; each corner must
+#: still be within 12° of a right angle, which bounds them more).
+SLANT_PAIR = 22
 
 
 #: A grey card on a light floor of nearly its grey (or in a shadow) leaves its edge under
@@ -570,17 +574,19 @@ def _support(edges_near: np.ndarray, quad: np.ndarray, faint: _Faint | None = No
     return out
 
 
-def _pairs(lines: list[Line], *, where: bool) -> list[tuple[int, int, float, float]]:
+def _pairs(lines: list[Line], *, where: bool, slant: bool = False) -> list[tuple[int, int, float, float]]:
     """The pairs of lines parallel within 8° and spaced as a card's sides may be: (i, j,
     spacing, i's angle). Spaced as their offsets differ (at the frame's corner), or with
-    ``where``, where they are: each one's middle from the other line, averaged."""
+    ``where``, where they are: each one's middle from the other line, averaged. With
+    ``slant``: parallel within :data:`SLANT_PAIR`, and the angle is the pair's mean
+    direction (a card in perspective)."""
     lo, hi = np.sqrt(MIN_AREA / 4 / 1.65), np.sqrt(MAX_AREA / 4 / 1.15) * 1.15
     pairs = []
     for i in range(len(lines)):
         for j in range(i + 1, len(lines)):
             a, b = lines[i], lines[j]
             da = abs(a[0] - b[0])
-            if min(da, np.pi - da) > np.radians(8):
+            if min(da, np.pi - da) > np.radians(SLANT_PAIR if slant else 8):
                 continue
             if where:
                 sep = (abs(-np.sin(b[0]) * a[3] + np.cos(b[0]) * a[4] - b[1])
@@ -588,7 +594,11 @@ def _pairs(lines: list[Line], *, where: bool) -> list[tuple[int, int, float, flo
             else:  # (an angle near 0 and one near π are the same direction, offsets of opposite sign)
                 sep = abs(a[1] - (b[1] if da < np.pi / 2 else -b[1]))
             if 0.7 * lo <= sep <= hi * 1.65:
-                pairs.append((i, j, float(sep), a[0]))
+                ang = a[0]
+                if slant:  # (b's direction turned to lie within 90° of a's, then the mean)
+                    ang = (a[0] + b[0] + (np.pi if b[0] - a[0] < -np.pi / 2 else -np.pi
+                                          if b[0] - a[0] > np.pi / 2 else 0.0)) / 2 % np.pi
+                pairs.append((i, j, float(sep), float(ang)))
     return pairs
 
 
@@ -651,7 +661,8 @@ def _best_outline(near: np.ndarray, outlines: list[tuple[tuple[int, ...] | None,
 def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] | None = None
                ) -> np.ndarray | str:
     """The card's corners (full-size pixels) from straight edges: the best-supported
-    quadrilateral of two pairs of parallel edge lines, at right angles, in a card's
+    quadrilateral of two pairs of parallel edge lines (or, last, of lines as far from
+    parallel as perspective makes a card's sides), at right angles, in a card's
     proportions and size; or why not. Nothing else with long straight edges may lie
     beside it (the card under it in a double feed shows its edges there)."""
     blurred = cv2.medianBlur(small, 5)
@@ -672,6 +683,17 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
         # Only when no outline has its edges in full: the faint edges, for the outlines
         # that have some edge along every side.
         best, _ = _best_outline(near, [(None, q) for q in faint_tries], {}, _Faint(blurred))
+    if best is None:
+        # A hand-held phone's photo (issue 15): the card in perspective, its far end
+        # narrower, so its opposite sides lie some degrees apart (2D-…200202: 18°). Only
+        # when no outline of nearly parallel sides has its edges, even faint ones: the
+        # pairs up to SLANT_PAIR apart, when there are any, under the same rules of
+        # support, size and proportions; and :func:`_alone` as for any outline.
+        slanted = _pairs(lines, where=True, slant=True)
+        if any(min(d := abs(lines[i][0] - lines[j][0]), np.pi - d) > np.radians(8) for i, j, _, _ in slanted):
+            best, faint_tries = _best_outline(near, _outlines(lines, slanted), seen)
+            if best is None and faint_tries:
+                best, _ = _best_outline(near, [(None, q) for q in faint_tries], {}, _Faint(blurred))
     if best is None:
         return "no four straight edges in a card's shape"
     quad = _fit_sides(edges, best)
