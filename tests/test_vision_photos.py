@@ -92,7 +92,8 @@ def test_real_photographs_on_light_floors_wood_and_shadows_are_located(path: Pat
     # court (JD) whose outline took its picture's frame line for one side, the card's own
     # side beside it taken for another card's. Third pass: a shadow's straight edge across
     # the card and the floor (4C, 6C, KC-…195517), taken for another card's edge; a card in
-    # perspective, its sides 18° apart (2D-…200202). One card, in a card's shape and size.
+    # perspective, its sides 18° apart (2D-…200202); a soft photo whose right side wavers,
+    # three sides lines and the fourth not (AC-…201038). One card, in a card's shape and size.
     from vision.locate import Located, locate
 
     frame = cv2.resize(cv2.imread(str(path)), (640, 480), interpolation=cv2.INTER_LINEAR)
@@ -232,4 +233,21 @@ def test_a_card_in_perspective_is_found_by_its_converging_sides(monkeypatch: pyt
              for i in (0, 1)]
     assert max(min(t, 180 - t) for t in turns) > 10  # two sides well apart from parallel
     monkeypatch.setattr(L, "SLANT_PAIR", 8)
+    assert not isinstance(L.locate(frame), L.Located)
+
+
+def test_a_wavering_side_is_found_among_the_edge_pixels(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 15, locator third pass: a soft photo of a card on a wood table (AC-…201038): its
+    # right side is an edge all along but wavers, so it breaks into pieces each too short
+    # to make a line, and only three sides were lines. The fourth is found among the edge
+    # pixels, across the two parallel sides, as far from the third as a card is wide.
+    import vision.locate as L
+
+    frame = cv2.resize(cv2.imread(str(REAL / "AC-IMG_20220921_201038.jpg")), (640, 480),
+                       interpolation=cv2.INTER_LINEAR)
+    found = L.locate(frame)
+    assert isinstance(found, L.Located), found
+    xs = found.quad.reshape(-1, 2)[:, 0]
+    assert xs.max() - xs.min() > 340  # the whole card, its right side at x ≈ 500
+    monkeypatch.setattr(L, "_fourth_sides", lambda *a: [])
     assert not isinstance(L.locate(frame), L.Located)

@@ -634,6 +634,80 @@ def _outlines(lines: list[Line], pairs: list[tuple[int, int, float, float]]
     return out
 
 
+#: The lines (longest first) among which :func:`_fourth_sides` looks for three sides.
+THREE_SIDES_FROM = 8
+
+
+def _fourth_sides(lines: list[Line], edges: np.ndarray) -> list[tuple[tuple[int, ...] | None, np.ndarray]]:
+    """Outlines of three sides that are lines (two parallel within 8°, spaced as a card's
+    sides may be, and one across them at right angles within 12°; among the
+    :data:`THREE_SIDES_FROM` longest lines) and a fourth that is found in the edge map:
+    the line across the pair, within 6° of the third's direction and spaced from it as
+    the card's proportions allow, with the most edge pixels on it (within half a pixel)
+    between the pair (the best for the card lying across the pair, and along it). Each
+    passes :func:`_outlines`' rules, the found side as a line as long as its edge pixels
+    there; the third line must lie between the pair."""
+    top = lines[:THREE_SIDES_FROM]
+    ys, xs = np.nonzero(edges)
+    pts = np.stack([xs, ys], 1).astype(np.float64)
+    out: list[tuple[tuple[int, ...] | None, np.ndarray]] = []
+    for i, j, s_ij, ang_ij in _pairs(top, where=True):
+        a, b = top[i], top[j]
+        na, nb = np.array([-np.sin(a[0]), np.cos(a[0])]), np.array([-np.sin(b[0]), np.cos(b[0])])
+        between = ((pts @ na - a[1]) * (pts @ nb - b[1])) < 0  # (on either side of each line)
+        if np.count_nonzero(between) < 20:
+            continue
+        band = pts[between]
+        for k, line_k in enumerate(top):
+            if k in (i, j):
+                continue
+            turn = abs(abs(line_k[0] - ang_ij) % np.pi - np.pi / 2)
+            if turn > np.radians(12) or line_k[2] < 0.3 * s_ij \
+                    or (na @ line_k[3:5] - a[1]) * (nb @ line_k[3:5] - b[1]) >= 0:  # (a side between the two)
+                continue
+            for spacing in (s_ij * np.array(CARD_RATIO), s_ij / np.array(CARD_RATIO)[::-1]):
+                # (as :func:`_outlines` will ask, at the least spacing: each of the pair along
+                # 30 % of its side, and the three lines along half the outline with the fourth)
+                lo = float(spacing[0])
+                if min(a[2], b[2]) < 0.3 * lo or min(a[2], lo) + min(b[2], lo) + min(line_k[2], s_ij) < lo:
+                    continue
+                found = _edge_line(band, line_k, spacing)
+                if found is not None:
+                    pairs = [(i, j, s_ij, ang_ij), (k, len(top), found[1], line_k[0])]
+                    out += [(None, q) for _key, q in _outlines([*top, found[0]], pairs)]
+    return out
+
+
+def _edge_line(band: np.ndarray, k: Line, spacing: np.ndarray) -> tuple[Line, float] | None:
+    """The straight line through most of the edge points ``band``, within 6° of the line
+    ``k``'s direction, ``spacing`` (least, most) away from it on either side: the line
+    (angle, offset, length: its points' count, x, y of their middle) and its distance
+    from ``k``; or ``None`` when it has fewer than 20 points."""
+    centre = np.array([k[3], k[4]])
+    n0 = np.array([-np.sin(k[0]), np.cos(k[0])])
+    near = band[np.abs(np.abs((band - centre) @ n0) - spacing.mean()) <= (spacing[1] - spacing[0]) / 2 + 25]
+    if len(near) < 20:
+        return None
+    angs = (k[0] + np.radians(np.arange(-6, 7, 1.5))) % np.pi
+    normals = np.stack([-np.sin(angs), np.cos(angs)])  # (2, turns)
+    rel = (near - centre) @ normals  # distance from the line through k's middle, each turn
+    best: tuple[Line, float] | None = None
+    for sign in (1.0, -1.0):
+        d = rel * sign
+        keep = (d >= spacing[0]) & (d <= spacing[1])
+        for t in np.nonzero(keep.sum(axis=0) >= 20)[0]:
+            dt = d[keep[:, t], t]
+            hist = np.bincount(np.rint(dt - spacing[0]).astype(int))
+            hist[:-1] += hist[1:].copy()  # (a pixel's width: two bins)
+            peak = int(np.argmax(hist))
+            if best is None or hist[peak] > best[0][2]:
+                dist = spacing[0] + peak + 0.5
+                mid = near[keep[:, t]][np.abs(dt - dist) <= 1.0].mean(axis=0)
+                best = ((float(angs[t]), float(normals[:, t] @ mid), float(hist[peak]), float(mid[0]), float(mid[1])),
+                        float(dist))
+    return best if best is not None and best[0][2] >= 20 else None
+
+
 def _best_outline(near: np.ndarray, outlines: list[tuple[tuple[int, ...] | None, np.ndarray]],
                   seen: dict[tuple[int, ...], np.ndarray], faint: _Faint | None = None
                   ) -> tuple[np.ndarray | None, list[np.ndarray]]:
@@ -694,6 +768,11 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
             best, faint_tries = _best_outline(near, _outlines(lines, slanted), seen)
             if best is None and faint_tries:
                 best, _ = _best_outline(near, [(None, q) for q in faint_tries], {}, _Faint(blurred))
+    if best is None:
+        # A side that is an edge all along but not a straight line of pieces (a soft
+        # photo's wavering side, split into pieces each under 25 px; AC-…201038): where
+        # three sides are lines, the fourth is sought among the edge pixels themselves.
+        best, _ = _best_outline(near, _fourth_sides(lines, edges), {})
     if best is None:
         return "no four straight edges in a card's shape"
     quad = _fit_sides(edges, best)
