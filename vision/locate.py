@@ -643,7 +643,7 @@ def _fourth_sides(lines: list[Line], edges: np.ndarray) -> list[tuple[tuple[int,
     sides may be, and one across them at right angles within 12°; among the
     :data:`THREE_SIDES_FROM` longest lines) and a fourth that is found in the edge map:
     the line across the pair, within 6° of the third's direction and spaced from it as
-    the card's proportions allow, with the most edge pixels on it (within half a pixel)
+    the card's proportions allow, with the most edge pixels on it (within a pixel)
     between the pair (the best for the card lying across the pair, and along it). Each
     passes :func:`_outlines`' rules, the found side as a line as long as its edge pixels
     there; the third line must lie between the pair."""
