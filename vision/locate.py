@@ -15,8 +15,12 @@ Three ways to find the card's outline, tried in turn:
    lose part of the card in the floor): straight edges joined into lines, and
    the best-supported quadrilateral of two pairs of parallel lines at right
    angles in a card's proportions and size, with nothing beside or across it
-   that could be another card (:func:`_edge_card`). It never says ``two
-   cards``: when it finds nothing, the first two ways' reason stands.
+   that could be another card (:func:`_edge_card`). A shadow's straight edge,
+   which goes on across the card and the floor alike, is no other card's; a
+   card in a phone's perspective has its sides up to 22° from parallel; a side
+   that wavers is sought among the edge pixels when three sides are lines. It
+   never says ``two cards``: when it finds nothing, the first two ways' reason
+   stands.
 
 The outline must be one card: its convex hull reduced to the best four
 corners (``approxPolyN``), sides in a card's ratio, and the shape filling its
