@@ -639,7 +639,7 @@ def _outlines(lines: list[Line], pairs: list[tuple[int, int, float, float]]
 
 
 #: The lines (longest first) among which :func:`_fourth_sides` looks for three sides.
-THREE_SIDES_FROM = 8
+THREE_SIDES_FROM = 6
 
 
 def _fourth_sides(lines: list[Line], edges: np.ndarray) -> list[tuple[tuple[int, ...] | None, np.ndarray]]:
@@ -695,21 +695,25 @@ def _edge_line(band: np.ndarray, k: Line, spacing: np.ndarray) -> tuple[Line, fl
     angs = (k[0] + np.radians(np.arange(-6, 7, 1.5))) % np.pi
     normals = np.stack([-np.sin(angs), np.cos(angs)])  # (2, turns)
     rel = (near - centre) @ normals  # distance from the line through k's middle, each turn
-    best: tuple[Line, float] | None = None
+    width = int(np.rint(spacing[1] - spacing[0])) + 2
+    best: tuple[int, float, int, int] | None = None  # count, sign, turn, bin
     for sign in (1.0, -1.0):
         d = rel * sign
         keep = (d >= spacing[0]) & (d <= spacing[1])
-        for t in np.nonzero(keep.sum(axis=0) >= 20)[0]:
-            dt = d[keep[:, t], t]
-            hist = np.bincount(np.rint(dt - spacing[0]).astype(int))
-            hist[:-1] += hist[1:].copy()  # (a pixel's width: two bins)
-            peak = int(np.argmax(hist))
-            if best is None or hist[peak] > best[0][2]:
-                dist = spacing[0] + peak + 0.5
-                mid = near[keep[:, t]][np.abs(dt - dist) <= 1.0].mean(axis=0)
-                best = ((float(angs[t]), float(normals[:, t] @ mid), float(hist[peak]), float(mid[0]), float(mid[1])),
-                        float(dist))
-    return best if best is not None and best[0][2] >= 20 else None
+        bins = np.rint(d - spacing[0]).astype(int) + np.arange(len(angs))[None, :] * width
+        hist = np.bincount(bins[keep], minlength=len(angs) * width).reshape(len(angs), width)
+        hist[:, :-1] += hist[:, 1:].copy()  # (a pixel's width: two bins)
+        hist[keep.sum(axis=0) < 20] = -1  # (too few points at that turn)
+        t, peak = np.unravel_index(int(np.argmax(hist)), hist.shape)
+        if best is None or hist[t, peak] > best[0]:
+            best = (int(hist[t, peak]), sign, int(t), int(peak))
+    if best is None or best[0] < 20:
+        return None
+    count, sign, t, peak = best
+    dist = spacing[0] + peak + 0.5
+    d = rel[:, t] * sign
+    mid = near[(d >= spacing[0]) & (d <= spacing[1]) & (np.abs(d - dist) <= 1.0)].mean(axis=0)
+    return (float(angs[t]), float(normals[:, t] @ mid), float(count), float(mid[0]), float(mid[1])), float(dist)
 
 
 def _best_outline(near: np.ndarray, outlines: list[tuple[tuple[int, ...] | None, np.ndarray]],
@@ -1030,11 +1034,13 @@ def _steps_alike(edges: np.ndarray, blurred: np.ndarray, ang: float, line: np.nd
     near = np.rint(more[:, None, :] + np.arange(-2, 3)[None, :, None] * n[None, None, :]).astype(int)
     if np.count_nonzero((edges[near[..., 1], near[..., 0]] > 0).any(axis=1)) < GOES_ON_SHARE * len(more):
         return False
-    grey = blurred.astype(np.float32).mean(axis=-1) if blurred.ndim == 3 else blurred.astype(np.float32)
     r = []
     for p in (line, more):
         a, b = (np.rint(p + k * 4 * n).astype(int) for k in (1, -1))
-        one, other = float(np.median(grey[a[:, 1], a[:, 0]])), float(np.median(grey[b[:, 1], b[:, 0]]))
+        ga, gb = (blurred[q[:, 1], q[:, 0]].astype(np.float32) for q in (a, b))
+        if blurred.ndim == 3:  # (the grey: the channels' mean)
+            ga, gb = ga.mean(axis=-1), gb.mean(axis=-1)
+        one, other = float(np.median(ga)), float(np.median(gb))
         if min(one, other) < 1:
             return False
         r.append(np.log(one / other))
