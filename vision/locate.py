@@ -15,8 +15,12 @@ Three ways to find the card's outline, tried in turn:
    lose part of the card in the floor): straight edges joined into lines, and
    the best-supported quadrilateral of two pairs of parallel lines at right
    angles in a card's proportions and size, with nothing beside or across it
-   that could be another card (:func:`_edge_card`). It never says ``two
-   cards``: when it finds nothing, the first two ways' reason stands.
+   that could be another card (:func:`_edge_card`). A shadow's straight edge,
+   which goes on across the card and the floor alike, is no other card's; a
+   card in a phone's perspective has its sides up to 22° from parallel; a side
+   that wavers is sought among the edge pixels when three sides are lines. It
+   never says ``two cards``: when it finds nothing, the first two ways' reason
+   stands.
 
 The outline must be one card: its convex hull reduced to the best four
 corners (``approxPolyN``), sides in a card's ratio, and the shape filling its
@@ -411,6 +415,10 @@ def _face_transform(quad: np.ndarray) -> np.ndarray:
 SIDE_SUPPORT, ALL_SUPPORT = 0.6, 0.8
 #: Outlines with at least this share along every side are tried again with faint edges.
 FAINT_FROM = 0.25
+#: A hand-held phone's photo shows the card in perspective: its opposite sides may lie
+#: this many degrees apart (the edge way's last try, :func:`_edge_card`; each corner must
+#: still be within 12° of a right angle, which bounds them more).
+SLANT_PAIR = 22
 
 
 #: A grey card on a light floor of nearly its grey (or in a shadow) leaves its edge under
@@ -570,17 +578,19 @@ def _support(edges_near: np.ndarray, quad: np.ndarray, faint: _Faint | None = No
     return out
 
 
-def _pairs(lines: list[Line], *, where: bool) -> list[tuple[int, int, float, float]]:
+def _pairs(lines: list[Line], *, where: bool, slant: bool = False) -> list[tuple[int, int, float, float]]:
     """The pairs of lines parallel within 8° and spaced as a card's sides may be: (i, j,
     spacing, i's angle). Spaced as their offsets differ (at the frame's corner), or with
-    ``where``, where they are: each one's middle from the other line, averaged."""
+    ``where``, where they are: each one's middle from the other line, averaged. With
+    ``slant``: parallel within :data:`SLANT_PAIR`, and the angle is the pair's mean
+    direction (a card in perspective)."""
     lo, hi = np.sqrt(MIN_AREA / 4 / 1.65), np.sqrt(MAX_AREA / 4 / 1.15) * 1.15
     pairs = []
     for i in range(len(lines)):
         for j in range(i + 1, len(lines)):
             a, b = lines[i], lines[j]
             da = abs(a[0] - b[0])
-            if min(da, np.pi - da) > np.radians(8):
+            if min(da, np.pi - da) > np.radians(SLANT_PAIR if slant else 8):
                 continue
             if where:
                 sep = (abs(-np.sin(b[0]) * a[3] + np.cos(b[0]) * a[4] - b[1])
@@ -588,7 +598,11 @@ def _pairs(lines: list[Line], *, where: bool) -> list[tuple[int, int, float, flo
             else:  # (an angle near 0 and one near π are the same direction, offsets of opposite sign)
                 sep = abs(a[1] - (b[1] if da < np.pi / 2 else -b[1]))
             if 0.7 * lo <= sep <= hi * 1.65:
-                pairs.append((i, j, float(sep), a[0]))
+                ang = a[0]
+                if slant:  # (b's direction turned to lie within 90° of a's, then the mean)
+                    ang = (a[0] + b[0] + (np.pi if b[0] - a[0] < -np.pi / 2 else -np.pi
+                                          if b[0] - a[0] > np.pi / 2 else 0.0)) / 2 % np.pi
+                pairs.append((i, j, float(sep), float(ang)))
     return pairs
 
 
@@ -624,6 +638,84 @@ def _outlines(lines: list[Line], pairs: list[tuple[int, int, float, float]]
     return out
 
 
+#: The lines (longest first) among which :func:`_fourth_sides` looks for three sides.
+THREE_SIDES_FROM = 6
+
+
+def _fourth_sides(lines: list[Line], edges: np.ndarray) -> list[tuple[tuple[int, ...] | None, np.ndarray]]:
+    """Outlines of three sides that are lines (two parallel within 8°, spaced as a card's
+    sides may be, and one across them at right angles within 12°; among the
+    :data:`THREE_SIDES_FROM` longest lines) and a fourth that is found in the edge map:
+    the line across the pair, within 6° of the third's direction and spaced from it as
+    the card's proportions allow, with the most edge pixels on it (within a pixel)
+    between the pair (the best for the card lying across the pair, and along it). Each
+    passes :func:`_outlines`' rules, the found side as a line as long as its edge pixels
+    there; the third line must lie between the pair."""
+    top = lines[:THREE_SIDES_FROM]
+    ys, xs = np.nonzero(edges)
+    pts = np.stack([xs, ys], 1).astype(np.float64)
+    out: list[tuple[tuple[int, ...] | None, np.ndarray]] = []
+    for i, j, s_ij, ang_ij in _pairs(top, where=True):
+        a, b = top[i], top[j]
+        na, nb = np.array([-np.sin(a[0]), np.cos(a[0])]), np.array([-np.sin(b[0]), np.cos(b[0])])
+        between = ((pts @ na - a[1]) * (pts @ nb - b[1])) < 0  # (on either side of each line)
+        if np.count_nonzero(between) < 20:
+            continue
+        band = pts[between]
+        for k, line_k in enumerate(top):
+            if k in (i, j):
+                continue
+            turn = abs(abs(line_k[0] - ang_ij) % np.pi - np.pi / 2)
+            if turn > np.radians(12) or line_k[2] < 0.3 * s_ij \
+                    or (na @ line_k[3:5] - a[1]) * (nb @ line_k[3:5] - b[1]) >= 0:  # (a side between the two)
+                continue
+            for spacing in (s_ij * np.array(CARD_RATIO), s_ij / np.array(CARD_RATIO)[::-1]):
+                # (as :func:`_outlines` will ask, at the least spacing: each of the pair along
+                # 30 % of its side, and the three lines along half the outline with the fourth)
+                lo = float(spacing[0])
+                if min(a[2], b[2]) < 0.3 * lo or min(a[2], lo) + min(b[2], lo) + min(line_k[2], s_ij) < lo:
+                    continue
+                found = _edge_line(band, line_k, spacing)
+                if found is not None:
+                    pairs = [(i, j, s_ij, ang_ij), (k, len(top), found[1], line_k[0])]
+                    out += [(None, q) for _key, q in _outlines([*top, found[0]], pairs)]
+    return out
+
+
+def _edge_line(band: np.ndarray, k: Line, spacing: np.ndarray) -> tuple[Line, float] | None:
+    """The straight line through most of the edge points ``band``, within 6° of the line
+    ``k``'s direction, ``spacing`` (least, most) away from it on either side: the line
+    (angle, offset, length: its points' count, x, y of their middle) and its distance
+    from ``k``; or ``None`` when it has fewer than 20 points."""
+    centre = np.array([k[3], k[4]])
+    n0 = np.array([-np.sin(k[0]), np.cos(k[0])])
+    near = band[np.abs(np.abs((band - centre) @ n0) - spacing.mean()) <= (spacing[1] - spacing[0]) / 2 + 25]
+    if len(near) < 20:
+        return None
+    angs = (k[0] + np.radians(np.arange(-6, 7, 1.5))) % np.pi
+    normals = np.stack([-np.sin(angs), np.cos(angs)])  # (2, turns)
+    rel = (near - centre) @ normals  # distance from the line through k's middle, each turn
+    width = int(np.rint(spacing[1] - spacing[0])) + 2
+    best: tuple[int, float, int, int] | None = None  # count, sign, turn, bin
+    for sign in (1.0, -1.0):
+        d = rel * sign
+        keep = (d >= spacing[0]) & (d <= spacing[1])
+        bins = np.rint(d - spacing[0]).astype(int) + np.arange(len(angs))[None, :] * width
+        hist = np.bincount(bins[keep], minlength=len(angs) * width).reshape(len(angs), width)
+        hist[:, :-1] += hist[:, 1:].copy()  # (a pixel's width: two bins)
+        hist[keep.sum(axis=0) < 20] = -1  # (too few points at that turn)
+        t, peak = np.unravel_index(int(np.argmax(hist)), hist.shape)
+        if best is None or hist[t, peak] > best[0]:
+            best = (int(hist[t, peak]), sign, int(t), int(peak))
+    if best is None or best[0] < 20:
+        return None
+    count, sign, t, peak = best
+    dist = spacing[0] + peak + 0.5
+    d = rel[:, t] * sign
+    mid = near[(d >= spacing[0]) & (d <= spacing[1]) & (np.abs(d - dist) <= 1.0)].mean(axis=0)
+    return (float(angs[t]), float(normals[:, t] @ mid), float(count), float(mid[0]), float(mid[1])), float(dist)
+
+
 def _best_outline(near: np.ndarray, outlines: list[tuple[tuple[int, ...] | None, np.ndarray]],
                   seen: dict[tuple[int, ...], np.ndarray], faint: _Faint | None = None
                   ) -> tuple[np.ndarray | None, list[np.ndarray]]:
@@ -651,7 +743,8 @@ def _best_outline(near: np.ndarray, outlines: list[tuple[tuple[int, ...] | None,
 def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] | None = None
                ) -> np.ndarray | str:
     """The card's corners (full-size pixels) from straight edges: the best-supported
-    quadrilateral of two pairs of parallel edge lines, at right angles, in a card's
+    quadrilateral of two pairs of parallel edge lines (or, last, of lines as far from
+    parallel as perspective makes a card's sides), at right angles, in a card's
     proportions and size; or why not. Nothing else with long straight edges may lie
     beside it (the card under it in a double feed shows its edges there)."""
     blurred = cv2.medianBlur(small, 5)
@@ -673,10 +766,26 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
         # that have some edge along every side.
         best, _ = _best_outline(near, [(None, q) for q in faint_tries], {}, _Faint(blurred))
     if best is None:
+        # A hand-held phone's photo (issue 15): the card in perspective, its far end
+        # narrower, so its opposite sides lie some degrees apart (2D-…200202: 18°). Only
+        # when no outline of nearly parallel sides has its edges, even faint ones: the
+        # pairs up to SLANT_PAIR apart, when there are any, under the same rules of
+        # support, size and proportions; and :func:`_alone` as for any outline.
+        slanted = _pairs(lines, where=True, slant=True)
+        if any(min(d := abs(lines[i][0] - lines[j][0]), np.pi - d) > np.radians(8) for i, j, _, _ in slanted):
+            best, faint_tries = _best_outline(near, _outlines(lines, slanted), seen)
+            if best is None and faint_tries:
+                best, _ = _best_outline(near, [(None, q) for q in faint_tries], {}, _Faint(blurred))
+    if best is None:
+        # A side that is an edge all along but not a straight line of pieces (a soft
+        # photo's wavering side, split into pieces each under 25 px; AC-…201038): where
+        # three sides are lines, the fourth is sought among the edge pixels themselves.
+        best, _ = _best_outline(near, _fourth_sides(lines, edges), {})
+    if best is None:
         return "no four straight edges in a card's shape"
     quad = _fit_sides(edges, best)
     apart_ = apart_ if apart_ is not None else _apart(small)
-    why, piece = _alone(small, quad, lines, pieces, apart_, blurred)
+    why, piece = _alone(small, quad, lines, pieces, apart_, blurred, edges=edges)
     grown: np.ndarray | None = quad
     for _ in range(3):
         # A straight edge beside the outline, along a side: another card under it, or the
@@ -687,21 +796,24 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
             break
         grown = _grown(grown, piece, lines, edges, near, blurred)
         if grown is not None:
-            if _alone(small, grown, lines, pieces, apart_, blurred)[0] is None:
+            if _alone(small, grown, lines, pieces, apart_, blurred, edges=edges)[0] is None:
                 return grown.astype(np.float32) * 2 + 0.5
-            piece = _alone(small, grown, lines, pieces, apart_, blurred, shape=False)[1]
+            piece = _alone(small, grown, lines, pieces, apart_, blurred, shape=False, edges=edges)[1]
     if why:
         return why
     return quad.astype(np.float32) * 2 + 0.5
 
 
 def _alone(small: np.ndarray, quad: np.ndarray, lines: list[Line], pieces: list[Line],
-           apart_: tuple[np.ndarray, float, np.ndarray], blurred: np.ndarray, *, shape: bool = True
-           ) -> tuple[str | None, Line | None]:
+           apart_: tuple[np.ndarray, float, np.ndarray], blurred: np.ndarray, *, shape: bool = True,
+           edges: np.ndarray | None = None) -> tuple[str | None, Line | None]:
     """Why the edge way's outline ``quad`` (half-size pixels) is not one card alone on the
     floor, or ``None``: its shape, a long line across it, something beside it; and the
     straight piece beside it that rejected it, if one did. Not ``shape``: only the piece
-    (an outline part way to the card's, whose shape and surroundings are not yet a card's)."""
+    (an outline part way to the card's, whose shape and surroundings are not yet a card's).
+    With ``edges`` (the edge map the lines came from), a line across the outline that goes
+    on into the floor (:func:`_across`), and a piece beside it that goes on into the card
+    (:func:`_shadow_into`), are a shadow's edge, not another card's."""
     sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
     ratio = (sides[0] + sides[2]) / max(float(sides[1] + sides[3]), 1e-6)
     ratio = max(ratio, 1 / max(ratio, 1e-6))
@@ -714,7 +826,7 @@ def _alone(small: np.ndarray, quad: np.ndarray, lines: list[Line], pieces: list[
     card_dirs = [float(np.arctan2(*(quad[1] - quad[0])[::-1])) % np.pi,
                  float(np.arctan2(*(quad[2] - quad[1])[::-1])) % np.pi]
     h, w = small.shape[:2]
-    if shape and _across(lines, quad, poly, sides, card_dirs):
+    if shape and _across(lines, quad, poly, sides, card_dirs, edges, blurred):
         return "a long straight edge across the outline: another card's edge?", None
     why = _beside_floor(small, quad, apart_, blurred) if shape else None
     if why:
@@ -734,6 +846,8 @@ def _alone(small: np.ndarray, quad: np.ndarray, lines: list[Line], pieces: list[
             continue
         half = np.array([np.cos(ang), np.sin(ang)]) * min(length, 60) / 2
         if _step(small, np.array([x, y]) - half, np.array([x, y]) + half) >= 0.5 * step:
+            if edges is not None and _shadow_into(edges, blurred, poly, piece):
+                continue
             return (f"a long straight edge ({2 * length:.0f} px) beside the card's outline: "
                     "another card under it, or the floor's edge"), piece
     return None, None
@@ -804,7 +918,8 @@ def _grown(quad: np.ndarray, piece: Line, lines: list[Line], edges: np.ndarray, 
 
 
 def _across(lines: list[Line], quad: np.ndarray, poly: np.ndarray, sides: np.ndarray,
-            card_dirs: list[float]) -> bool:
+            card_dirs: list[float], edges: np.ndarray | None = None, blurred: np.ndarray | None = None
+            ) -> bool:
     """Does a long straight line (half the side it runs along) run across the outline
     ``quad`` (half-size pixels), along a side and more than 12 % of the way in: another
     card's edge, a double feed's top card seen inside the outline of both?
@@ -813,10 +928,16 @@ def _across(lines: list[Line], quad: np.ndarray, poly: np.ndarray, sides: np.nda
     the opposite side (within 3 % of the way across), both less than a third of the way
     in: a court's picture, or a design's frame line, is printed centred on the card, so
     its lines come in pairs mirrored about the card's middle (one often broken by the
-    index); the card on top of another shows its edge on one side only."""
+    index); the card on top of another shows its edge on one side only.
+
+    Nor, with ``edges`` (the edge map) and ``blurred`` (the frame it came from, after the
+    5-px median), when the line goes on past the outline into the floor as the same step
+    (:func:`_goes_on`): a shadow's edge crosses the card and the floor alike (issue 15: a
+    phone's shadow across a card on wood); the top card's edge ends at the outline of
+    both cards, where the card under it ends too."""
     centre = quad.mean(axis=0)
     normals = [np.array([-np.sin(d), np.cos(d)]) for d in card_dirs]
-    along: list[tuple[int, float, float, float, float]] = []  # direction, length, depth, place, angle
+    along: list[tuple[int, float, float, float, float, float, float]] = []  # direction, length, depth, place, angle, x, y
     for ang, _off, length, x, y in lines:
         turns = [min(abs(ang - d), np.pi - abs(ang - d)) for d in card_dirs]
         k = int(np.argmin(turns))
@@ -825,17 +946,115 @@ def _across(lines: list[Line], quad: np.ndarray, poly: np.ndarray, sides: np.nda
         across = sides[1 - k]  # the outline's size across lines of this direction
         depth = cv2.pointPolygonTest(poly, (x, y), True) / across
         place = float((np.array([x, y]) - centre) @ normals[k]) / across  # from the middle
-        along.append((k, length / sides[k], depth, place, ang))
-    for k, share, depth, place, ang in along:
+        along.append((k, length / sides[k], depth, place, ang, x, y))
+    for k, share, depth, place, ang, x, y in along:
         if share < 0.5 or depth <= 0.12:
             continue
         mirrored = depth < 1 / 3 and any(
             k2 == k and d2 > 0.12 and abs(place + p2) < 0.03
             and min(abs(ang - a2), np.pi - abs(ang - a2)) < np.radians(3)
-            for k2, _s2, d2, p2, a2 in along)
-        if not mirrored:
+            for k2, _s2, d2, p2, a2, _x2, _y2 in along)
+        if not mirrored and not (edges is not None and blurred is not None
+                                 and _goes_on(edges, blurred, poly, ang, x, y)):
             return True
     return False
+
+
+#: How far past the outline (half-size pixels, from 4 px out) a line across it must go on
+#: along the floor, on an edge along :data:`GOES_ON_SHARE` of the way, to be the floor's.
+GOES_ON, GOES_ON_SHARE = 20, 0.7
+
+
+def _goes_on(edges: np.ndarray, blurred: np.ndarray, poly: np.ndarray, ang: float, x: float, y: float
+             ) -> bool:
+    """Does the straight line at ``ang`` through (``x``, ``y``) (half-size pixels), which runs
+    across the outline ``poly``, go on past it into the floor as the same shadow: at one end
+    at least, an edge within 2 px of the line along :data:`GOES_ON_SHARE` of the
+    :data:`GOES_ON` px from 4 px past the outline, and across it the same step as across
+    the line just inside the outline (:func:`_steps_alike`). The top card's edge in a
+    double feed ends at the outline; a wood floor's stripe that happens to lie in line
+    with it has a step of its own (issue 15)."""
+    u = np.array([np.cos(ang), np.sin(ang)])
+    reach = float(np.hypot(*edges.shape[:2]))
+    t = np.arange(-reach, reach)
+    pts = np.array([x, y]) + t[:, None] * u
+    inside = _in_poly(poly, pts, -4.0)
+    if not inside.any():
+        return False
+    first, last = int(np.argmax(inside)), len(t) - 1 - int(np.argmax(inside[::-1]))
+    for out, back in ((np.arange(last + 1, last + 1 + GOES_ON), np.arange(last - 8 - GOES_ON, last - 8)),
+                      (np.arange(first - 1, first - 1 - GOES_ON, -1), np.arange(first + 8, first + 8 + GOES_ON))):
+        if out.min() >= 0 and out.max() < len(t) and back.min() >= first and back.max() <= last \
+                and _steps_alike(edges, blurred, ang, pts[back], pts[out]):
+            return True
+    return False
+
+
+def _shadow_into(edges: np.ndarray, blurred: np.ndarray, poly: np.ndarray, piece: Line) -> bool:
+    """Is the straight ``piece`` beside the outline ``poly`` (half-size pixels) a shadow's
+    edge that goes on into the card: its near end within 10 px of the outline, and its
+    line inside the card (from 4 px in) an edge with the same step as the piece's
+    (:func:`_steps_alike`)? A phone's shadow falls across the floor and the card alike
+    (issue 15); the card under another shows its side on the floor only, and the top
+    card's paper goes on over it unbroken."""
+    ang, _off, length, x, y = piece
+    h, w = edges.shape[:2]
+    u = np.array([np.cos(ang), np.sin(ang)])
+    t = np.arange(-float(np.hypot(w, h)), float(np.hypot(w, h)))
+    pts = np.array([x, y]) + t[:, None] * u
+    inside = _in_poly(poly, pts, 4.0)
+    if not inside.any():
+        return False  # (along a side, not towards the card)
+    first, last = int(np.argmax(inside)), len(t) - 1 - int(np.argmax(inside[::-1]))
+    k = first if abs(t[first]) < abs(t[last]) else last  # where the line enters the card
+    into = np.arange(k, k + GOES_ON) if k == first else np.arange(k, k - GOES_ON, -1)
+    if into.min() < first or into.max() > last or abs(t[k]) - length / 2 > 14:
+        return False
+    # The piece's own points on the floor: 12 px at least from the card, 6 from the frame's border.
+    own = (np.abs(t) <= length / 2) & ((t - t[k]) * np.sign(t[k]) < -12)
+    own &= (pts[:, 0] >= 6) & (pts[:, 0] < w - 6) & (pts[:, 1] >= 6) & (pts[:, 1] < h - 6)
+    if np.count_nonzero(own) < 10:
+        return False
+    return _steps_alike(edges, blurred, ang, pts[own], pts[into])
+
+
+def _steps_alike(edges: np.ndarray, blurred: np.ndarray, ang: float, line: np.ndarray, more: np.ndarray
+                 ) -> bool:
+    """Is there an edge within 2 px of the points ``more`` along :data:`GOES_ON_SHARE` of
+    them, and across the line (at ``ang``) the same step along ``more`` as along the points
+    ``line``: the same side darker, by nearly the same share (the median grey 4 px to
+    either side, after the 5-px median ``blurred``), and by 5 % at least? A shadow darkens
+    the card and the floor alike; a thin line, the floor's stripe or a card's print is no
+    such step, or not the same one. Points within 6 px of the frame's border: no."""
+    h, w = edges.shape[:2]
+    n = np.array([-np.sin(ang), np.cos(ang)])
+    both = np.concatenate([line, more])
+    if not ((both[:, 0] >= 6) & (both[:, 0] < w - 6) & (both[:, 1] >= 6) & (both[:, 1] < h - 6)).all():
+        return False
+    near = np.rint(more[:, None, :] + np.arange(-2, 3)[None, :, None] * n[None, None, :]).astype(int)
+    if np.count_nonzero((edges[near[..., 1], near[..., 0]] > 0).any(axis=1)) < GOES_ON_SHARE * len(more):
+        return False
+    r = []
+    for p in (line, more):
+        a, b = (np.rint(p + k * 4 * n).astype(int) for k in (1, -1))
+        ga, gb = (blurred[q[:, 1], q[:, 0]].astype(np.float32) for q in (a, b))
+        if blurred.ndim == 3:  # (the grey: the channels' mean)
+            ga, gb = ga.mean(axis=-1), gb.mean(axis=-1)
+        one, other = float(np.median(ga)), float(np.median(gb))
+        if min(one, other) < 1:
+            return False
+        r.append(np.log(one / other))
+    return bool(r[0] * r[1] > 0 and min(abs(r[0]), abs(r[1])) > 0.05 and abs(r[0] - r[1]) < 0.25)
+
+
+def _in_poly(poly: np.ndarray, pts: np.ndarray, margin: float) -> np.ndarray:
+    """For each point, is it inside the convex outline ``poly`` or within ``-margin`` px of it?"""
+    q = poly.reshape(-1, 2).astype(np.float64)
+    d = np.roll(q, -1, axis=0) - q
+    n = np.stack([-d[:, 1], d[:, 0]], 1) / np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-6)[:, None]
+    n *= np.where(((q.mean(axis=0) - q) * n).sum(axis=1) > 0, 1.0, -1.0)[:, None]  # inward
+    depth = ((pts[:, None, :] - q[None]) * n[None]).sum(axis=-1)  # (points, 4 sides)
+    return np.asarray(depth.min(axis=1) > margin)
 
 
 def _along_border(ang: float, x: float, y: float, w: int, h: int) -> bool:
