@@ -90,7 +90,7 @@ def test_real_photographs_on_light_floors_wood_and_shadows_are_located(path: Pat
     # court (QC) whose picture's frame lines run along the card's sides well inside it,
     # mirrored about its middle, which were taken for another card's edge across it; a
     # court (JD) whose outline took its picture's frame line for one side, the card's own
-    # side beside it taken for another card's. Third pass: a shadow's straight edge across
+    # side beside it taken for another card's. Seventh pass: a shadow's straight edge across
     # the card and the floor (4C, 6C, KC-…195517), taken for another card's edge; a card in
     # perspective, its sides 18° apart (2D-…200202); a soft photo whose right side wavers,
     # three sides lines and the fourth not (AC-…201038). One card, in a card's shape and size.
@@ -256,3 +256,17 @@ def test_a_wavering_side_is_found_among_the_edge_pixels(monkeypatch: pytest.Monk
     assert xs.max() - xs.min() > 340  # the whole card, its right side at x ≈ 500
     monkeypatch.setattr(L, "_fourth_sides", lambda *a: [])
     assert not isinstance(L.locate(frame), L.Located)
+
+
+def test_one_card_beside_a_light_part_of_the_floor_is_never_two_cards() -> None:
+    # Issue 15, seventh pass ("never report two cards for one card"): a real 10♣ on a wood
+    # table, a white table's edge across the frame's corner (data/photos/not-one-card). The
+    # dark-floor way sees the card and that light patch as two large shapes; the floor is
+    # not dark, and neither other way sees two cards, so it is "no card found" saying why.
+    from vision.decision import Reason
+    from vision.locate import locate
+
+    path = REAL / "not-one-card" / "10C-IMG_20220921_200624.jpg"
+    out = locate(cv2.resize(cv2.imread(str(path)), (640, 480), interpolation=cv2.INTER_LINEAR))
+    assert not hasattr(out, "quad") and out.reason is Reason.NO_CARD, out
+    assert "another card, or a light part of the floor?" in out.detail

@@ -161,7 +161,16 @@ def locate(frame: np.ndarray, grey: np.ndarray | None = None) -> Located | Rejec
     if isinstance(third, np.ndarray):
         return _finish(frame, grey, third)
     # Otherwise the floor-model path knows more about an unusual floor.
-    return second if second.reason is not Reason.NO_CARD else first
+    if second.reason is not Reason.NO_CARD:
+        return second
+    if isinstance(first, Reject) and first.reason is Reason.TWO_CARDS:
+        # The dark-floor way's "two cards" on a floor that is not dark (it returned above
+        # on a dark one): a light patch of the floor at the frame's edge splits off as a
+        # second large shape there, and neither other way saw two cards. Not "two cards"
+        # for one card (issue 15: a 10♣ beside a white table's edge, 10C-…200624).
+        return Reject(Reason.NO_CARD, f"{first.detail}, on a floor that is not dark: another card, "
+                      "or a light part of the floor?")
+    return first
 
 
 def _dark_floor(small: np.ndarray) -> np.ndarray | Reject:
