@@ -173,6 +173,7 @@ class IndexReader:
         cards are refused. ``None`` when a corner names nothing (the shapes' reason stands).
         """
         named = []
+        d = self.design
         for roi, g in rois:
             # The first corner's fit (0.90, 0.93), not the corroborating one's: both corners
             # print the same glyph, so a glyph of another design that lies nearer one
@@ -182,10 +183,17 @@ class IndexReader:
                                   rank_min=self.t.rank_min, suit_min=self.t.suit_min)
             if isinstance(n, Reject):
                 return None
-            if isinstance(g, Glyphs) and g.single is None and (
-                    int(np.argmax(self.design.rank_templates @ g.rank.ravel())) != int(n[0].rank) - 2
-                    or int(np.argmax(self.design.suit_templates @ g.suit.ravel())) != int(n[0].suit)):
-                return None  # the shapes cut out there are nearest another card's
+            if isinstance(g, Glyphs) and g.single is None:
+                # The suits the shape is weighed among: those of the ink's colour when it is
+                # clearly red or black (a black ♠ whose blurred shape lies nearest the ♦),
+                # else all four, as the shape reader weighs them.
+                z = (g.redness - d.red_split) / d.red_gap
+                inked = abs(z) >= self.t.colour_margin and not colourless(roi)
+                suits = [s for s in Suit if not inked or s.is_red == (z > 0)]
+                ss = d.suit_templates @ g.suit.ravel()
+                if int(np.argmax(d.rank_templates @ g.rank.ravel())) != int(n[0].rank) - 2 \
+                        or max(suits, key=lambda s: ss[int(s)]) != n[0].suit:
+                    return None  # the shapes cut out there are nearest another card's
             named.append(n)
         (a, ra, sa), (b, rb, sb) = named
         if a != b:
