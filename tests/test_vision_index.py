@@ -224,3 +224,23 @@ def test_the_second_corner_may_fit_the_design_more_loosely_but_must_name_the_sam
     monkeypatch.setattr(index, "roi_glyphs", fading(6))
     out = standard.read(frame)
     assert not out.accepted and "bottom-right index" in out.detail
+
+
+def test_two_cards_stuck_together_are_refused_when_their_indices_do_not_line_up(
+        standard: IndexReader) -> None:
+    # Issue 15, seventh pass: two cards stuck together, all but aligned, and drawn with no
+    # edge where the top card lies on the other: their outline is one card's shape, and
+    # both corners show the top card's index. But each corner's index lies where the
+    # corner of the card that prints it is: one of them is off by how far the cards are
+    # apart. These frames were read as the top card; other such frames still are (the
+    # bench's "stuck-pair!" condition measures how many).
+    from dataclasses import replace
+
+    from vision.render import NORMAL
+
+    for seed in (2, 3, 6, 10, 11):
+        card = Card(seed % 52)
+        frame = render_card_frame(card, seed=seed, distortions=replace(NORMAL, second_card=True, stuck=(35.0, 35.0)))
+        out = standard.read(frame)
+        assert not out.accepted and out.reason is Reason.DISAGREE, (seed, out)
+        assert "indices lie" in out.detail and "not one card's" in out.detail

@@ -49,7 +49,7 @@ BARCODE_DESIGNS = ("qr", "code128")
 DECK = 7
 EXTRA = ("face-down!", "joker!")
 # Frames on which any card read is wrong: a double feed must be refused, not read as its top card.
-NOT_ONE_CARD = EXTRA + ("double-feed!",)
+NOT_ONE_CARD = EXTRA + ("double-feed!", "stuck-pair!")
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from vision.glyphs import GLYPH_SOFTEN, RANK_SIZE, SUIT_SIZE, ink_of, margin, pe
 if TYPE_CHECKING:
     from vision.learn import LearnedDesign
 
+Box = tuple[int, int, int, int]  # x, y, w, h in the corner
 RANK_ROWS = 0.55  # the rank is searched for in the corner's top 55 %
 SCALES = (0.9, 1.0, 1.1)  # around the learned size: photographs vary by about a tenth
 MIN_VARIANCE = 0.01  # of a window's paper-0-to-ink-1 values: a glyph's window has ink in it
@@ -77,14 +78,14 @@ def _glyph_at(area: np.ndarray, box: tuple[int, int, int, int], size: tuple[int,
 
 def shows(design: LearnedDesign, roi: np.ndarray, card: Card, rank_cc: np.ndarray, suit_cc: np.ndarray,
           *, margin_min: float = 0.5, rank_min: float = 0.75, suit_min: float = 0.85,
-          ) -> tuple[float, float] | Reject:
+          ) -> tuple[float, float, Box] | Reject:
     """Whether the corner ``roi`` shows ``card``: its rank and its suit found where an index
     would be, each better than every other rank or suit by ``margin_min``
     (:func:`vision.glyphs.margin`), and scoring at least ``rank_min`` and ``suit_min``.
 
     ``rank_cc`` and ``suit_cc`` are how alike the design's templates are (the margin's
-    scale). The rank's and the suit's scores when it does, else a reject saying what
-    was found instead.
+    scale). The rank's and the suit's scores, and the rank's box (x, y, w, h) in the
+    corner, when it does; else a reject saying what was found instead.
     """
     found = _search(design, roi, card, rank_cc, suit_cc, margin_min, rank_min, suit_min)
     return found if isinstance(found, Reject) else found[1:]
@@ -92,9 +93,10 @@ def shows(design: LearnedDesign, roi: np.ndarray, card: Card, rank_cc: np.ndarra
 
 def names(design: LearnedDesign, roi: np.ndarray, rank_cc: np.ndarray, suit_cc: np.ndarray,
           *, margin_min: float = 0.5, rank_min: float = 0.75, suit_min: float = 0.85,
-          ) -> tuple[Card, float, float] | Reject:
+          ) -> tuple[Card, float, float, Box] | Reject:
     """The card whose rank and suit the corner ``roi`` shows best, each by ``margin_min``
-    over every other and scoring ``rank_min`` and ``suit_min``; and those scores.
+    over every other and scoring ``rank_min`` and ``suit_min``; those scores, and the
+    rank's box in the corner.
 
     One corner's answer is never enough: the index reader asks both corners, and takes
     a card only when both name it (a card with neither corner's shapes cut out right).
@@ -104,7 +106,7 @@ def names(design: LearnedDesign, roi: np.ndarray, rank_cc: np.ndarray, suit_cc: 
 
 def _search(design: LearnedDesign, roi: np.ndarray, card: Card | None, rank_cc: np.ndarray,
             suit_cc: np.ndarray, margin_min: float, rank_min: float, suit_min: float,
-            ) -> tuple[Card, float, float] | Reject:
+            ) -> tuple[Card, float, float, Box] | Reject:
     """:func:`shows` (``card`` given) or :func:`names` (``None``)."""
     area = _paper_ink(roi)
     top = area[: int(RANK_ROWS * area.shape[0])]
@@ -123,7 +125,7 @@ def _search(design: LearnedDesign, roi: np.ndarray, card: Card | None, rank_cc: 
                  suit_min, margin_min)
     if isinstance(suit, Reject):
         return suit
-    return Card(Suit(suit[0]), Rank(rank[0] + 2)), rank[1], suit[1]
+    return Card(Suit(suit[0]), Rank(rank[0] + 2)), rank[1], suit[1], rank[2]
 
 
 def _find(area: np.ndarray, templates: np.ndarray, heights: np.ndarray, aspects: np.ndarray,

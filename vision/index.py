@@ -60,6 +60,13 @@ class Thresholds:
     second_suit_min: float = 0.85
     second_size_tol: float = 0.25
     aspect_tol: float = 0.22  # glyph width/height within ±22 % of the learned shape
+    # Both corners print the index at the same place in their corner: the two ranks'
+    # boxes may lie this far apart along the card's long side (px of the 300×420 face),
+    # top and bottom edge alike. A card under this one, all but hidden, makes the outline
+    # of both: one corner's index is then where the top card's corner is, the other's off
+    # by how far the cards are apart (issue 15, seventh pass; one real photo in 189 has
+    # its corners 21 px apart). A thumb over an index moves one edge of its box, not both.
+    index_shift_tol: float = 14.0
     colour_margin: float = 0.25  # redness this far (of the red/black gap) from the split
     blur_ratio: float = 0.45  # sharpness below this fraction of the learned frames = blurred
     joker_min: float = 0.80
@@ -97,6 +104,7 @@ class IndexReader:
         if is_back(self.design, found):
             return Reject(Reason.FACE_DOWN, "the card shows the back learned with the design")
         reads: list[CornerRead] = []
+        where: list[tuple[int, int, int, int]] = []  # each read corner's rank box
         fails: list[tuple[str, Reject]] = []
         no_index = 0  # corners where not even an index shape was found
         unfit: tuple[Glyphs, np.ndarray] | None = None  # a corner that fell short of the fit only
@@ -114,12 +122,15 @@ class IndexReader:
                 failed_roi = roi
                 if not isinstance(g, Reject) and r.reason is Reason.NOT_THIS_DECK:
                     unfit = (g, roi)
-            else:
+            elif not isinstance(g, Reject):
                 reads.append(r)
+                where.append(g.rank_box)
         if len(reads) == 1 and failed_roi is not None:
             second = self._corroborate(reads[0].card, unfit, failed_roi)
             if second is not None:
-                (r2, how), first = second, reads[0]
+                (r2, how, xy), first = second, reads[0]
+                if (off := self._shifted(where[0], xy)) is not None:
+                    return off
                 ev = {"design": self.design.name, "rank_score": round(first.rank_score, 3),
                       "suit_score": round(first.suit_score, 3), "corners": 2,
                       "second_corner": {"rank_score": round(r2.rank_score, 3),
@@ -138,14 +149,30 @@ class IndexReader:
         a, b = reads
         if a.card != b.card:
             return Reject(Reason.DISAGREE, f"top-left reads {a.card}, bottom-right reads {b.card}")
+        if (off := self._shifted(where[0], where[1])) is not None:
+            return off
         ev = {"design": self.design.name,
               "rank_score": round(min(a.rank_score, b.rank_score), 3),
               "suit_score": round(min(a.suit_score, b.suit_score), 3),
               "corners": 2}
         return Read(a.card, self.method, ev)
 
+    def _shifted(self, a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> Reject | None:
+        """Why two corners whose ranks' boxes are ``a`` and ``b`` (x, y, w, h in their
+        corners) are not one card's, or ``None``. Each corner's index is printed at the
+        same place, so an index whose box is off from the other's along the card's long
+        side, at its top and its bottom alike, by more than
+        :attr:`Thresholds.index_shift_tol`, lies in the outline of another card about
+        this one, or of an outline not the card's. (A thumb over the index, a stroke lost,
+        moves one edge of the box only.)"""
+        shift = min(abs(a[1] - b[1]), abs(a[1] + a[3] - b[1] - b[3]))
+        if shift <= self.t.index_shift_tol:
+            return None
+        return Reject(Reason.DISAGREE, f"the corners' indices lie {shift} px apart along the card: "
+                      "the outline is not one card's (another card under this one?)")
+
     def _corroborate(self, card: Card, unfit: tuple[Glyphs, np.ndarray] | None,
-                     roi: np.ndarray) -> tuple[CornerRead, str] | None:
+                     roi: np.ndarray) -> tuple[CornerRead, str, tuple[int, int, int, int]] | None:
         """The failed corner's read of ``card``, which the other corner read on every check,
         and how it was made; ``None`` when it does not show ``card``.
 
@@ -156,12 +183,12 @@ class IndexReader:
         if unfit is not None:
             loose = self._corner(*unfit, loose=True)
             if isinstance(loose, CornerRead) and loose.card == card:
-                return loose, "shapes"
+                return loose, "shapes", unfit[0].rank_box
         scores = corroborate.shows(self.design, roi, card, self._rank_cc, self._suit_cc, margin_min=self.t.margin,
                                    rank_min=self.t.second_rank_min, suit_min=self.t.second_suit_min)
         if isinstance(scores, Reject):
             return None
-        return CornerRead(card, scores[0], 0.0, scores[1], 0.0), "search"
+        return CornerRead(card, scores[0], 0.0, scores[1], 0.0), "search", scores[2]
 
     def _searched(self, rois: list[tuple[np.ndarray, Glyphs | Reject]]) -> Read | Reject | None:
         """The card both corners show when neither could be read from its shapes: each
@@ -195,9 +222,11 @@ class IndexReader:
                         or max(suits, key=lambda s: ss[int(s)]) != n[0].suit:
                     return None  # the shapes cut out there are nearest another card's
             named.append(n)
-        (a, ra, sa), (b, rb, sb) = named
+        (a, ra, sa, box_a), (b, rb, sb, box_b) = named
         if a != b:
             return Reject(Reason.DISAGREE, f"searched, the top-left shows {a}, the bottom-right {b}")
+        if (off := self._shifted(box_a, box_b)) is not None:
+            return off
         return Read(a, self.method, {"design": self.design.name, "rank_score": round(min(ra, rb), 3),
                                      "suit_score": round(min(sa, sb), 3), "corners": 2, "by": "both searched"})
 
