@@ -100,6 +100,23 @@ def test_barcode_double_feed_reaching_past_the_frame_is_refused(backend: str) ->
         assert f"{card} decoded, but its outline is not one card's" in out.detail
 
 
+@pytest.mark.parametrize("backend", ["zxing", "zbar"])
+def test_qr_codes_of_two_cards_stuck_together_are_not_one_cards(backend: str) -> None:
+    # Issue 15, seventh pass: two QR cards stuck together, all but aligned (the bench's
+    # "stuck-pair!"), make an outline of one card's shape, and both codes decoded are the
+    # top card's. Both ends of a card carry the same code, placed alike about its middle,
+    # so the middle of the two codes is the card's: here it is off the outline's.
+    reader = BarcodeReader(backend, "qr", deck_id=7)
+    for seed in (17000, 17003, 17004, 17005):
+        card = Card(seed % 52)
+        out = reader.read(render_card_frame(card, design="qr", deck_id=7, seed=seed, distortions="stuck-pair!"))
+        assert not out.accepted and out.reason is Reason.TWO_CARDS, (seed, out)
+        assert f"{card} decoded, but its two codes are not placed as one card's" in out.detail
+        # The same card alone is read.
+        alone = reader.read(render_card_frame(card, design="qr", deck_id=7, seed=seed))
+        assert alone.accepted and alone.card == card
+
+
 @functools.lru_cache(maxsize=4)
 def _learn_real(deck: str) -> IndexReader:
     frames = [(str(c), render_card_frame(c, design=deck, seed=900 + i)) for i, c in enumerate(bridge_order())]

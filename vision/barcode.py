@@ -29,59 +29,78 @@ import numpy as np
 
 from vision import payload
 from vision.decision import Outcome, Read, Reason, Reject
-from vision.locate import Located, locate
+from vision.locate import FACE_H, Located, locate
 
 BACKENDS = ("zxing", "zbar")
 SYMBOLOGIES = ("qr", "code128")
 
 
-def _zxing(symbology: str) -> Callable[[np.ndarray], list[str]]:
+#: A decoded symbol: its text, and its centre (x, y) in the frame.
+Symbol = tuple[str, tuple[float, float]]
+
+
+def _zxing(symbology: str) -> Callable[[np.ndarray, bool | None], list[Symbol]]:
     import zxingcpp
 
     fmt = zxingcpp.BarcodeFormat.QRCode if symbology == "qr" else zxingcpp.BarcodeFormat.Code128
 
-    def read(img: np.ndarray) -> list[str]:
+    def read(img: np.ndarray, transposed: bool) -> list[Symbol]:
         # Our symbols are dark on light, so the inverted pass is wasted time; and at
         # the gate a symbol is never so large that a downscaled copy reads better.
         found = zxingcpp.read_barcodes(img, formats=fmt, try_invert=False, try_rotate=False,
                                        try_downscale=False, text_mode=zxingcpp.TextMode.Plain)
-        return [b.text for b in found if b.valid]
+        out = []
+        for b in found:
+            if b.valid:
+                p = b.position
+                x = (p.top_left.x + p.top_right.x + p.bottom_right.x + p.bottom_left.x) / 4
+                y = (p.top_left.y + p.top_right.y + p.bottom_right.y + p.bottom_left.y) / 4
+                out.append((b.text, (float(y), float(x)) if transposed else (float(x), float(y))))
+        return out
 
-    def decode(grey: np.ndarray, landscape: bool | None = None) -> list[str]:
+    def decode(grey: np.ndarray, landscape: bool | None = None) -> list[Symbol]:
         if symbology == "qr":  # a QR symbol is found at any angle in one pass
-            return read(grey)
+            return read(grey, False)
         # A 1D code is scanned along rows, and printed across each end of the card,
         # so it runs across the card's long side. A card lying long side across the
         # frame (the gate) is read on the transposed frame, one standing up as it is;
         # when the outline is unknown, transposed first and then as it is. zxing's
         # own try_rotate scans both every time, for three times the cost.
         if landscape is True:
-            return read(cv2.transpose(grey))
+            return read(cv2.transpose(grey), True)
         if landscape is False:
-            return read(grey)
-        return read(cv2.transpose(grey)) or read(grey)
+            return read(grey, False)
+        return read(cv2.transpose(grey), True) or read(grey, False)
 
     return decode
 
 
-def _zbar(symbology: str) -> Callable[[np.ndarray], list[str]]:
+def _zbar(symbology: str) -> Callable[[np.ndarray, bool | None], list[Symbol]]:
     from pyzbar import pyzbar
 
     sym = pyzbar.ZBarSymbol.QRCODE if symbology == "qr" else pyzbar.ZBarSymbol.CODE128
 
-    def decode(grey: np.ndarray, landscape: bool | None = None) -> list[str]:
+    def decode(grey: np.ndarray, landscape: bool | None = None) -> list[Symbol]:
         if symbology == "code128":
             # zbar's 1D scanner is noise-limited; a 1 px blur restores it (research §3.2).
             grey = cv2.GaussianBlur(grey, (0, 0), 1.0)
-        out = []
+        out: list[Symbol] = []
         for r in pyzbar.decode(grey, symbols=[sym]):
+            pts = np.array([(q.x, q.y) for q in r.polygon], float) if r.polygon else np.zeros((1, 2))
+            centre = (float(pts[:, 0].mean()), float(pts[:, 1].mean()))
             try:
-                out.append(r.data.decode("ascii"))
+                out.append((r.data.decode("ascii"), centre))
             except UnicodeDecodeError:
-                out.append(repr(r.data))  # still a distinct (invalid) payload
+                out.append((repr(r.data), centre))  # still a distinct (invalid) payload
         return out
 
     return decode
+
+
+#: px of the 300×420 face along the card: the sum of a QR face's two symbols' middles may
+#: be this far from the face's length (rendered single cards: 3 at most; a thumb over a
+#: code, 14; two cards stuck together 8-60 px apart: 36 typically).
+QR_OFF_CENTRE = 20.0
 
 
 class BarcodeReader:
@@ -107,6 +126,11 @@ class BarcodeReader:
         ``landscape`` (the card's long side across the frame, or not) tells a 1D
         code's direction when the card's outline is known.
         """
+        return [text for text, _ in self.symbols(frame, grey, landscape)]
+
+    def symbols(self, frame: np.ndarray, grey: np.ndarray | None = None,
+                landscape: bool | None = None) -> list[Symbol]:
+        """Every decoded symbol in the frame: its text, and its centre (x, y) in the frame."""
         if grey is None:
             grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
         return self._decode(np.ascontiguousarray(grey), landscape)
@@ -120,7 +144,8 @@ class BarcodeReader:
         if isinstance(found, Located):
             w, h = np.ptp(found.quad, axis=0)
             landscape = bool(w > h)
-        texts = self.texts(frame, grey, landscape)
+        symbols = self.symbols(frame, grey, landscape)
+        texts = [text for text, _ in symbols]
         distinct = sorted(set(texts))
         if not distinct:
             return _why_unread(found)
@@ -160,7 +185,29 @@ class BarcodeReader:
         if isinstance(found, Reject) and found.reason is not Reason.TOO_SMALL:
             return Reject(found.reason, f"{p.card} decoded, but its outline is not one card's, so a "
                           f"second card cannot be ruled out ({found.detail})")
+        if isinstance(found, Located) and (off := self._off_centre(found, symbols)) is not None:
+            return Reject(Reason.TWO_CARDS, f"{p.card} decoded, but its two codes are not placed as one "
+                          f"card's: their middle is {off:.0f} px off the outline's along the card "
+                          "(another card under this one?)")
         return Read(p.card, self.method, ev)
+
+    def _off_centre(self, found: Located, symbols: list[Symbol]) -> float | None:
+        """How far the middle of a face's two QR symbols lies from the middle of the
+        outline along the card's long side (px of the 300×420 face), when that is more
+        than :data:`QR_OFF_CENTRE`; else ``None``.
+
+        Both ends of a card carry the same code, placed the same way about the card's
+        middle, so the middle of the two is the card's. Two cards stuck together, all
+        but aligned, make an outline of both: the middle of the top card's codes is then
+        off the outline's by half how far the cards are apart (issue 15, seventh pass).
+        Only for QR: a Code128's decoded extent shrinks under a thumb, and so does its
+        middle move."""
+        if self.symbology != "qr" or len(symbols) != 2:
+            return None
+        pts = np.array([[c for _, c in symbols]], np.float32)
+        face = cv2.perspectiveTransform(pts, found.face_transform)[0]
+        off = abs(float(face[:, 1].sum()) - FACE_H)
+        return off if off > QR_OFF_CENTRE else None
 
 
 def _why_unread(found: Located | Reject) -> Reject:

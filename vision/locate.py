@@ -76,6 +76,11 @@ class Located:
         self._face: np.ndarray | None = None
 
     @property
+    def face_transform(self) -> np.ndarray:
+        """The 3×3 perspective map from frame pixels to the upright face's pixels."""
+        return self._m
+
+    @property
     def face(self) -> np.ndarray:
         if self._face is None:
             self._face = cv2.warpPerspective(self._frame, self._m, (FACE_W, FACE_H), flags=cv2.INTER_LINEAR)
