@@ -191,13 +191,17 @@ class IndexReader:
         return CornerRead(card, scores[0], 0.0, scores[1], 0.0), "search", scores[2]
 
     def _searched(self, rois: list[tuple[np.ndarray, Glyphs | Reject]]) -> Read | Reject | None:
-        """The card both corners show when neither could be read from its shapes: each
-        corner searched for every learned rank and suit (:func:`vision.corroborate.names`),
-        by the same margins and the same minimum scores as a corner read from its shapes,
-        and both naming the same card. A court's frame line joined to its index, or a shadow across it, spoils the
-        shapes of both corners of a real photograph where the glyphs themselves still show
-        (issue 15). One corner alone never names a card; two corners that name different
-        cards are refused. ``None`` when a corner names nothing (the shapes' reason stands).
+        """The card both corners show when neither could be read from its shapes.
+
+        A court's frame line joined to its index, or a soft, speckled photograph, spoils
+        the shapes of both corners of a real photograph where the glyphs themselves still
+        show (issue 15). Each corner is searched for every learned rank and suit
+        (:func:`vision.corroborate.names`) by the same margins and minimum scores as a
+        corner read from its shapes; where its shapes were cut out, the templates nearest
+        them must agree; both must name the same card, their indices at the same place
+        (:meth:`_shifted`). One corner alone never names a card; two corners that name
+        different cards are refused. ``None`` when a corner names nothing (the shapes'
+        reason stands).
         """
         named = []
         d = self.design
