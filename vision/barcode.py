@@ -86,8 +86,10 @@ def _zbar(symbology: str) -> Callable[[np.ndarray, bool | None], list[Symbol]]:
             grey = cv2.GaussianBlur(grey, (0, 0), 1.0)
         out: list[Symbol] = []
         for r in pyzbar.decode(grey, symbols=[sym]):
-            pts = np.array([(q.x, q.y) for q in r.polygon], float) if r.polygon else np.zeros((1, 2))
-            centre = (float(pts[:, 0].mean()), float(pts[:, 1].mean()))
+            if r.polygon:
+                centre = (float(np.mean([q.x for q in r.polygon])), float(np.mean([q.y for q in r.polygon])))
+            else:
+                centre = (r.rect.left + r.rect.width / 2, r.rect.top + r.rect.height / 2)
             try:
                 out.append((r.data.decode("ascii"), centre))
             except UnicodeDecodeError:

@@ -11,8 +11,10 @@ rank and suit? It searches the corner's ink (paper 0, ink 1, as the glyphs are
 compared) for each learned template at the size the design learned it, so no
 shape has to be cut out.
 
-It never names a card on its own: it can only confirm the card the first corner
-read, or refuse.
+Asked that way (:func:`shows`) it can only confirm the card the first corner
+read, or refuse. When neither corner's shapes could be read, :func:`names` asks
+each corner which card it shows; the index reader takes a card only when both
+corners name it, at the first corner's fit, and their shapes and places agree.
 """
 
 from __future__ import annotations
@@ -25,7 +27,15 @@ import numpy as np
 
 from dealer.cards import Card, Rank, Suit
 from vision.decision import Reason, Reject
-from vision.glyphs import GLYPH_SOFTEN, RANK_SIZE, SUIT_SIZE, ink_of, margin, percentiles_u8
+from vision.glyphs import (
+    GLYPH_SOFTEN,
+    RANK_SIZE,
+    SUIT_SIZE,
+    glyph_vector,
+    ink_of,
+    margin,
+    percentiles_u8,
+)
 
 if TYPE_CHECKING:
     from vision.learn import LearnedDesign
@@ -44,7 +54,7 @@ def _paper_ink(roi: np.ndarray) -> np.ndarray:
 
 
 def _best(area: np.ndarray, template: np.ndarray, w: float, h: float,
-          size: tuple[int, int]) -> tuple[float, tuple[int, int, int, int]]:
+          size: tuple[int, int]) -> tuple[float, Box]:
     """Best normalised correlation of ``template`` (``size``) over ``area``, with the
     glyph taken as ``w`` × ``h`` px there (at three scales round it); and its box."""
     best, box = -1.0, (0, 0, 0, 0)
@@ -67,13 +77,10 @@ def _best(area: np.ndarray, template: np.ndarray, w: float, h: float,
     return best, box
 
 
-def _glyph_at(area: np.ndarray, box: tuple[int, int, int, int], size: tuple[int, int]) -> np.ndarray:
-    """The glyph vector of ``box`` in ``area``, made as the templates were (resized, softened, unit)."""
+def _glyph_at(area: np.ndarray, box: Box, size: tuple[int, int]) -> np.ndarray:
+    """The glyph vector of ``box`` in ``area``, made as the templates were."""
     x, y, w, h = box
-    crop = area[max(y, 0): y + h, max(x, 0): x + w]
-    v = cv2.GaussianBlur(cv2.resize(crop, size, interpolation=cv2.INTER_AREA), (0, 0), GLYPH_SOFTEN)
-    v = v - v.mean()
-    return (v / max(float(np.linalg.norm(v)), 1e-6)).ravel()
+    return glyph_vector(area[max(y, 0): y + h, max(x, 0): x + w], size).ravel()
 
 
 def shows(design: LearnedDesign, roi: np.ndarray, card: Card, rank_cc: np.ndarray, suit_cc: np.ndarray,
@@ -131,7 +138,7 @@ def _search(design: LearnedDesign, roi: np.ndarray, card: Card | None, rank_cc: 
 def _find(area: np.ndarray, templates: np.ndarray, heights: np.ndarray, aspects: np.ndarray,
           size: tuple[int, int], want: int | None, alike: np.ndarray, what: str,
           name: Callable[[int], str], minimum: float, margin_min: float
-          ) -> tuple[int, float, tuple[int, int, int, int]] | Reject:
+          ) -> tuple[int, float, Box] | Reject:
     """Each template searched for in ``area`` at its learned size; template ``want`` (or,
     ``None``, whichever is best) must be the best found, score ``minimum``, and beat every
     other by the margin at its place. Which template, its score and its box."""

@@ -54,7 +54,9 @@ class Glyphs:
 GLYPH_SOFTEN = 1.0
 
 
-def _norm(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+def glyph_vector(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """A glyph's box (paper 0 to ink 1) as it is compared: resized to ``size``, softened by
+    :data:`GLYPH_SOFTEN`, zero mean, unit length. Templates and read glyphs alike."""
     v = cv2.resize(img, size, interpolation=cv2.INTER_AREA).astype(np.float32)
     v = cv2.GaussianBlur(v, (0, 0), GLYPH_SOFTEN)
     v -= v.mean()
@@ -176,7 +178,7 @@ def roi_glyphs(roi: np.ndarray) -> Glyphs | Reject:
         whole = _glyph(ink, clean, int(xs[0]), int(ys[0]), int(xs[-1]), int(ys[-1]))
         box = (int(xs[0]), int(ys[0]), int(xs[-1] - xs[0] + 1), int(ys[-1] - ys[0] + 1))
         z = np.zeros(1, np.float32)
-        return Glyphs(z, z, box, box, red, sharp, single=_norm(whole, RANK_SIZE))
+        return Glyphs(z, z, box, box, red, sharp, single=glyph_vector(whole, RANK_SIZE))
     cut, start = split
     parts = []
     # The boxes reach the shapes' own first and last rows: rows of two pixels or
@@ -193,8 +195,8 @@ def roi_glyphs(roi: np.ndarray) -> Glyphs | Reject:
     suit = _glyph(ink, clean, sx0, sy0, sx1, sy1)
     shapes = np.nonzero(keep)[0]
     return Glyphs(
-        _norm(rank, RANK_SIZE),
-        _norm(suit, SUIT_SIZE),
+        glyph_vector(rank, RANK_SIZE),
+        glyph_vector(suit, SUIT_SIZE),
         (rx0, ry0, rx1 - rx0 + 1, ry1 - ry0 + 1),
         (sx0, sy0, sx1 - sx0 + 1, sy1 - sy0 + 1),
         red,

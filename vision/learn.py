@@ -58,7 +58,7 @@ import numpy as np
 from dealer.cards import Card, Rank, Suit
 from dealer.errors import BoardwrightError
 from vision.decision import Reject
-from vision.glyphs import ROI_H, ROI_W, SUIT_SIZE, Glyphs, _norm, corner_glyphs, pip_count
+from vision.glyphs import ROI_H, ROI_W, SUIT_SIZE, Glyphs, corner_glyphs, glyph_vector, pip_count
 from vision.locate import Located, locate
 
 #: 2: glyphs as paper 0 to ink 1, softened (issue 15); a design of format 1 holds
@@ -234,7 +234,7 @@ def _generic_suits() -> np.ndarray:
         for s in Suit:
             m = suit_mask(s, 64, style)
             ys, xs = np.nonzero(m > 60)
-            out[k, int(s)] = _norm(m[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1], SUIT_SIZE).ravel()
+            out[k, int(s)] = glyph_vector(m[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1], SUIT_SIZE).ravel()
     return out
 
 

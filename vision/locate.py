@@ -723,11 +723,11 @@ def _edge_line(band: np.ndarray, k: Line, spacing: np.ndarray) -> tuple[Line, fl
             best = (int(hist[t, peak]), sign, int(t), int(peak))
     if best is None or best[0] < 20:
         return None
-    count, sign, t, peak = best
-    dist = spacing[0] + peak + 0.5
-    d = rel[:, t] * sign
+    count, sign, turn, bin_ = best
+    dist = spacing[0] + bin_ + 0.5
+    d = rel[:, turn] * sign
     mid = near[(d >= spacing[0]) & (d <= spacing[1]) & (np.abs(d - dist) <= 1.0)].mean(axis=0)
-    return (float(angs[t]), float(normals[:, t] @ mid), float(count), float(mid[0]), float(mid[1])), float(dist)
+    return (float(angs[turn]), float(normals[:, turn] @ mid), float(count), float(mid[0]), float(mid[1])), float(dist)
 
 
 def _best_outline(near: np.ndarray, outlines: list[tuple[tuple[int, ...] | None, np.ndarray]],
@@ -773,12 +773,14 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
     seen: dict[tuple[int, ...], np.ndarray] = {}  # each outline's support, once
     best, _ = _best_outline(near, _outlines(lines, _pairs(lines, where=False)), seen)
     faint_tries: list[np.ndarray] = []  # outlines to try again with the faint edges
+    faint: _Faint | None = None  # the frame's gradient, made once when first needed
     if best is None:
         best, faint_tries = _best_outline(near, _outlines(lines, _pairs(lines, where=True)), seen)
     if best is None and faint_tries:
         # Only when no outline has its edges in full: the faint edges, for the outlines
         # that have some edge along every side.
-        best, _ = _best_outline(near, [(None, q) for q in faint_tries], {}, _Faint(blurred))
+        faint = _Faint(blurred)
+        best, _ = _best_outline(near, [(None, q) for q in faint_tries], {}, faint)
     if best is None:
         # A hand-held phone's photo (issue 15): the card in perspective, its far end
         # narrower, so its opposite sides lie some degrees apart (2D-…200202: 18°). Only
@@ -789,7 +791,8 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
         if any(min(d := abs(lines[i][0] - lines[j][0]), np.pi - d) > np.radians(8) for i, j, _, _ in slanted):
             best, faint_tries = _best_outline(near, _outlines(lines, slanted), seen)
             if best is None and faint_tries:
-                best, _ = _best_outline(near, [(None, q) for q in faint_tries], {}, _Faint(blurred))
+                faint = faint or _Faint(blurred)
+                best, _ = _best_outline(near, [(None, q) for q in faint_tries], {}, faint)
     if best is None:
         # A side that is an edge all along but not a straight line of pieces (a soft
         # photo's wavering side, split into pieces each under 25 px; AC-…201038): where
@@ -1061,13 +1064,20 @@ def _steps_alike(edges: np.ndarray, blurred: np.ndarray, ang: float, line: np.nd
     return bool(r[0] * r[1] > 0 and min(abs(r[0]), abs(r[1])) > 0.05 and abs(r[0] - r[1]) < 0.25)
 
 
-def _in_poly(poly: np.ndarray, pts: np.ndarray, margin: float) -> np.ndarray:
-    """For each point, is it inside the convex outline ``poly`` or within ``-margin`` px of it?"""
-    q = poly.reshape(-1, 2).astype(np.float64)
+def _sides_out(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A convex outline's corners (float64), its sides (each corner to the next) and their
+    unit normals pointing out of it."""
+    q = quad.reshape(-1, 2).astype(np.float64)
     d = np.roll(q, -1, axis=0) - q
     n = np.stack([-d[:, 1], d[:, 0]], 1) / np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-6)[:, None]
-    n *= np.where(((q.mean(axis=0) - q) * n).sum(axis=1) > 0, 1.0, -1.0)[:, None]  # inward
-    depth = ((pts[:, None, :] - q[None]) * n[None]).sum(axis=-1)  # (points, 4 sides)
+    n *= np.where(((q.mean(axis=0) - q) * n).sum(axis=1) > 0, -1.0, 1.0)[:, None]
+    return q, d, n
+
+
+def _in_poly(poly: np.ndarray, pts: np.ndarray, margin: float) -> np.ndarray:
+    """For each point, is it inside the convex outline ``poly`` or within ``-margin`` px of it?"""
+    q, _, n = _sides_out(poly)
+    depth = -((pts[:, None, :] - q[None]) * n[None]).sum(axis=-1)  # (points, 4 sides): inward
     return np.asarray(depth.min(axis=1) > margin)
 
 
@@ -1199,10 +1209,7 @@ def _paper_beside(small: np.ndarray, quad: np.ndarray, plane: np.ndarray,
     are the floor's.
     """
     h, w = small.shape[:2]
-    a = quad.astype(np.float64)
-    d = np.roll(a, -1, axis=0) - a
-    n = np.stack([-d[:, 1], d[:, 0]], 1) / np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-6)[:, None]
-    n *= np.where(((a.mean(axis=0) - a) * n).sum(axis=1) > 0, -1.0, 1.0)[:, None]  # outward
+    a, d, n = _sides_out(quad)
     t = np.linspace(0.15, 0.85, 20)
     mid = a[:, None, :] + d[:, None, :] * t[None, :, None]  # (4 sides, 20, 2)
     depth = np.array([-14, -11, -8, -5, 6, 10], np.float64)  # inside (the margin's paper), outside
