@@ -29,7 +29,7 @@ import numpy as np
 
 from vision import payload
 from vision.decision import Outcome, Read, Reason, Reject
-from vision.locate import FACE_H, Located, locate
+from vision.locate import FACE_H, FACE_W, Located, locate
 
 BACKENDS = ("zxing", "zbar")
 SYMBOLOGIES = ("qr", "code128")
@@ -103,6 +103,14 @@ def _zbar(symbology: str) -> Callable[[np.ndarray, bool | None], list[Symbol]]:
 #: be this far from the face's length (rendered single cards: 3 at most; a thumb over a
 #: code, 14; two cards stuck together 8-60 px apart: 36 typically).
 QR_OFF_CENTRE = 20.0
+#: px of the face along the card: how far a Code128 face's two codes' bars may lie from
+#: each other's place (see :meth:`BarcodeReader._bars_apart`). Rendered single cards: 2 at
+#: most; a thumb over a long edge, which pulls the outline askew, 23 at most in 490; two cards
+#: stuck together 8-60 px apart: 28 typically (issue 15, eighth pass).
+BARS_APART = 26.0
+#: px of the face: the half-width of the face's middle searched for a code's bars, and
+#: the fewest rows a run of bars has (a code's bars are 60 rows long).
+BAR_WINDOW, BAR_MIN_ROWS = 60, 20
 
 
 class BarcodeReader:
@@ -191,7 +199,40 @@ class BarcodeReader:
             return Reject(Reason.TWO_CARDS, f"{p.card} decoded, but its two codes are not placed as one "
                           f"card's: their middle is {off:.0f} px off the outline's along the card "
                           "(another card under this one?)")
+        if isinstance(found, Located) and (apart := self._bars_apart(found)) is not None:
+            # Not "two cards": an outline drawn wide of the card (heavy glare at its edge)
+            # places the codes off too, and this cannot tell the two apart.
+            return Reject(Reason.DISAGREE, f"{p.card} decoded, but its two codes are not placed as one "
+                          f"card's: their bars lie {apart:.0f} px off each other's place along the card, "
+                          "so the outline is not one card's (another card under this one, or glare at "
+                          "its edge?)")
         return Read(p.card, self.method, ev)
+
+    def _bars_apart(self, found: Located) -> float | None:
+        """How far a Code128 face's two codes lie from each other's place along the card
+        (px of the 300×420 face), when more than :data:`BARS_APART`; else ``None``.
+
+        Both ends of a card carry the same code, placed alike about its middle: the
+        bars of the one turned 180° start where the other's end, measured from the
+        card's other end. Two cards stuck together, all but aligned, make one
+        card-shaped outline of both, and the top card's bars lie off their place in it
+        by how far the cards are apart. The bars' rows are measured in the face
+        (:func:`_bar_blocks`), not taken from the decoder: a thumb over part of a code
+        moves the row the decoder reads, and zbar reports the two codes as one symbol.
+        The first rows are compared, and the last, and the nearer taken: a thumb over
+        the end of a code's bars shortens them at one end only. Not two runs of bars
+        (a code covered, or glare across one), or two not alike, one at each end: no check."""
+        if self.symbology != "code128":
+            return None
+        blocks = _bar_blocks(found)
+        if len(blocks) != 2:
+            return None
+        a, b = blocks
+        if not a[1] < FACE_H // 2 < b[0] or min(a[1] - a[0], b[1] - b[0]) < 0.6 * max(a[1] - a[0], b[1] - b[0]):
+            return None  # not one code at each end, alike (glare across part of one)
+        mirrored = (FACE_H - 1 - b[1], FACE_H - 1 - b[0])
+        apart = min(abs(a[0] - mirrored[0]), abs(a[1] - mirrored[1]))
+        return float(apart) if apart > BARS_APART else None
 
     def _off_centre(self, found: Located, symbols: list[Symbol]) -> float | None:
         """How far the middle of a face's two QR symbols lies from the middle of the
@@ -210,6 +251,30 @@ class BarcodeReader:
         face = cv2.perspectiveTransform(pts, found.face_transform)[0]
         off = abs(float(face[:, 1].sum()) - FACE_H)
         return off if off > QR_OFF_CENTRE else None
+
+
+def _bar_blocks(found: Located) -> list[tuple[int, int]]:
+    """The runs of rows (first, last; face pixels along the card) where a Code128's bars
+    cross the middle of the face: rows whose bars' edges, across :data:`BAR_WINDOW` px
+    each side of the middle, are at least a quarter as strong as the strongest row's, at
+    least :data:`BAR_MIN_ROWS` long, each ended where its edges are half their own strength. A thumb over part of a code weakens its rows' edges
+    there; it does not end them."""
+    x0 = FACE_W // 2 - BAR_WINDOW
+    region = found.region(x0, 0, 2 * BAR_WINDOW, FACE_H)
+    grey = cv2.cvtColor(region, cv2.COLOR_BGR2GRAY) if region.ndim == 3 else region
+    energy = np.abs(np.diff(grey.astype(np.float32), axis=1)).mean(axis=1)
+    strong = energy >= energy.max() / 4 if energy.max() > 0 else np.zeros(FACE_H, bool)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], strong.astype(np.int8), [0]])))
+    out = []
+    for a, b in zip(edges[::2], edges[1::2], strict=True):
+        if b - a < BAR_MIN_ROWS:
+            continue
+        # Each run's ends where its own bars' edges fall to half their strength: glare
+        # over one code lowers its contrast, and a share of the strongest row's would
+        # cut it short at both ends.
+        rows = np.flatnonzero(energy[a:b] >= np.median(energy[a:b]) / 2)
+        out.append((int(a + rows[0]), int(a + rows[-1])))
+    return out
 
 
 def _why_unread(found: Located | Reject) -> Reject:
