@@ -106,7 +106,7 @@ QR_OFF_CENTRE = 20.0
 #: px of the face along the card: how far a Code128 face's two codes' bars may lie from
 #: each other's place (see :meth:`BarcodeReader._bars_apart`). Rendered single cards: 2 at
 #: most; a thumb over a long edge, which pulls the outline askew, 23 at most in 490; two cards
-#: stuck together 8-60 px apart: 28 typically (issue 15, eighth pass).
+#: stuck together 8-60 px apart: 29 typically (issue 15, eighth pass).
 BARS_APART = 26.0
 #: px of the face: the half-width of the face's middle searched for a code's bars, and
 #: the fewest rows a run of bars has (a code's bars are 60 rows long).
@@ -221,15 +221,15 @@ class BarcodeReader:
         moves the row the decoder reads, and zbar reports the two codes as one symbol.
         The first rows are compared, and the last, and the nearer taken: a thumb over
         the end of a code's bars shortens them at one end only. Not two runs of bars
-        (a code covered, or glare across one), or two not alike, one at each end: no check."""
+        (a code covered, or glare across one), or two not alike and apart: no check."""
         if self.symbology != "code128":
             return None
         blocks = _bar_blocks(found)
         if len(blocks) != 2:
             return None
         a, b = blocks
-        if not a[1] < FACE_H // 2 < b[0] or min(a[1] - a[0], b[1] - b[0]) < 0.6 * max(a[1] - a[0], b[1] - b[0]):
-            return None  # not one code at each end, alike (glare across part of one)
+        if b[0] - a[1] < BAR_MIN_ROWS or min(a[1] - a[0], b[1] - b[0]) < 0.6 * max(a[1] - a[0], b[1] - b[0]):
+            return None  # not two codes apart, alike (glare across one splits it in two)
         mirrored = (FACE_H - 1 - b[1], FACE_H - 1 - b[0])
         apart = min(abs(a[0] - mirrored[0]), abs(a[1] - mirrored[1]))
         return float(apart) if apart > BARS_APART else None
