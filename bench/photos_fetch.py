@@ -52,6 +52,13 @@ How the photos are turned into gate frames, and why:
   other card's box (another card, a back, a joker) lies inside the frame. What
   is left out is counted by reason in ``SOURCES.md``. The labels never come from
   the recogniser under test.
+- **Checked by eye.** The corners found from the indices are rough (about 24 px
+  off at the gate's scale), so some frames still show a card cut off by the
+  frame, or a piece of another card. ``photos_by_eye.csv`` holds two people's
+  independent calls on every phone-deck frame (is the whole card in view, is it
+  alone), made on contact sheets in shuffled order that showed no recogniser's
+  outcome (issue 15, eighth pass). A frame both called cut off, or both called
+  not alone, is left out ("cut off, by eye", "another card in view, by eye").
 
 Files are ``<CARD>-<photo>.jpg`` in one folder per deck, as ``vision/photos.py``
 reads them (a photo with several whole cards alone in their frames gives one file
@@ -64,6 +71,7 @@ counts. Ends with one JSON line.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import math
 import re
@@ -103,6 +111,8 @@ LANDSCAPE = frozenset({
     "IMG_20220921_201038",
 })
 FRAME_W, FRAME_H = 640, 480
+#: Two labellers' calls on each frame, by eye (see the module's docstring).
+BY_EYE = Path(__file__).with_name("photos_by_eye.csv")
 CARD_AREA = 95_000  # px at the gate's scale; the locator takes 60,000-230,000
 CARD_RATIO = 88 / 63  # a card's long side over its short side
 MAX_CARD = 180_000  # brought closer than CARD_AREA, up to this, rather than fill with edges
@@ -253,6 +263,26 @@ def cards_in(photo: np.ndarray, boxes: list[Box]) -> tuple[list[tuple[str, np.nd
     return out, why
 
 
+def left_out_by_eye(path: Path = BY_EYE) -> dict[str, str]:
+    """``<CARD>-<photo>`` -> why it is left out: the frames both labellers called cut off,
+    or both called not alone.
+
+    >>> left_out_by_eye()["4H-IMG_20220921_193925_jpg"]
+    'cut off, by eye'
+    """
+    out: dict[str, str] = {}
+    if not path.exists():
+        return out
+    with path.open(newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            key = f"{row['card']}-{row['photo']}"
+            if row["whole_a"] == row["whole_b"] == "no":
+                out[key] = "cut off, by eye"
+            elif row["alone_a"] == row["alone_b"] == "no":
+                out[key] = "another card in view, by eye"
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("git_dir", type=Path, nargs="?", default=DEFAULT_GIT_DIR,
@@ -271,6 +301,7 @@ def main() -> int:
         if m and m.group(1) not in photos:
             photos[m.group(1)] = f
     why: dict[str, Counter[str]] = {}
+    by_eye = left_out_by_eye()
     decks: dict[str, Counter[str]] = {}
     used_photos: dict[str, int] = Counter()
     for base, f in photos.items():
@@ -294,9 +325,12 @@ def main() -> int:
         folder = a.out / deck
         folder.mkdir(parents=True, exist_ok=True)
         for name, frame in found:
+            if (seen := by_eye.get(f"{name}-{base}")) is not None:
+                why[deck][seen] += 1
+                continue
             cv2.imwrite(str(folder / f"{name}-{base}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
             decks.setdefault(deck, Counter())[name] += 1
-        used_photos[deck] += bool(found)
+        used_photos[deck] += any(f"{name}-{base}" not in by_eye for name, _ in found)
     summary = {d: {"frames": sum(c.values()), "cards": len(c), "photos": used_photos[d],
                    "left_out": dict(why.get(d, {}))} for d, c in sorted(decks.items())}
     lines = [f"# Real photographs\n\nFrom {DATASET}, licence **CC BY 4.0** (attribution: "
@@ -304,7 +338,8 @@ def main() -> int:
              f"repository {REPO} at commit {commit}.\n\nBuilt by bench/photos_fetch.py: one "
              f"version of each real photograph (IMG_, WIN_), its export's stretch undone, each "
              f"card whole and alone shown at the gate's scale, labelled by its two corner-index "
-             f"boxes.\n\n| deck | frames | cards | photos used | left out |\n|---|---|---|---|---|\n"]
+             f"boxes, and checked by eye (frames two people both saw cut off or not alone left "
+             f"out: bench/photos_by_eye.csv).\n\n| deck | frames | cards | photos used | left out |\n|---|---|---|---|---|\n"]
     for d, s in summary.items():
         lo = ", ".join(f"{k} {v}" for k, v in sorted(s["left_out"].items()))
         lines.append(f"| {d} | {s['frames']} | {s['cards']} | {s['photos']} | {lo} |\n")
