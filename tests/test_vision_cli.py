@@ -57,6 +57,26 @@ def test_bad_source_or_design_is_one_line_and_status_2(
     assert "cannot read 'ZZ' as a card" in capsys.readouterr().err
 
 
+def test_learning_from_a_folder_with_a_corrupt_file_names_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A file the camera's folder cannot decode is named, with where it falls in the pass;
+    # it was a traceback (the source yields no picture for it, and the learner located it).
+    for i, card in enumerate(Card.all()):
+        cv2.imwrite(str(tmp_path / f"{i:02d}.png"), render_card_frame(card, seed=i))
+    (tmp_path / "04.png").write_bytes(b"\x89PNG garbage")
+    assert main(["vision", "learn", "std", "--source", str(tmp_path), "-o", str(tmp_path / "d.npz")]) == 2
+    err = capsys.readouterr().err
+    assert "frame 04.png (card 5 of the pass): the image could not be decoded" in err
+    assert "Traceback" not in err and not (tmp_path / "d.npz").exists()
+
+
+def test_synthetic_source_options_must_be_whole_numbers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["vision", "read", "synthetic:cards=SA,seed=abc", "--barcode"]) == 2
+    assert "synthetic option seed='abc' is not a whole number" in capsys.readouterr().err
+    assert main(["vision", "read", "synthetic:cards=SA,deck=-3", "--barcode"]) == 2
+    assert "synthetic option deck=-3 is negative" in capsys.readouterr().err
+
+
 def test_print_deck_writes_a_pdf(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "deck.pdf"
     assert main(["vision", "print-deck", "-o", str(out), "--deck", "12", "--boards", "1-4"]) == 0

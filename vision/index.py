@@ -378,7 +378,7 @@ def _paper_share(face: np.ndarray | Located) -> float:
     return float(np.mean(mid > margin * 0.75))
 
 
-def check_cards(design: LearnedDesign, frames: Iterable[tuple[str, np.ndarray]],
+def check_cards(design: LearnedDesign, frames: Iterable[tuple[str, np.ndarray | None]],
                 cards: Iterable[Card] = CHECK_CARDS, *, patience: int = 1) -> list[str]:
     """Read the named ``cards`` from ``frames`` with the new design; :class:`LearnError` on a mismatch.
 
@@ -392,6 +392,9 @@ def check_cards(design: LearnedDesign, frames: Iterable[tuple[str, np.ndarray]],
     for k, want in enumerate(cards, 1):
         last = "no frame"
         for frame_name, frame in itertools.islice(it, patience):
+            if frame is None:  # a file the source could not decode
+                last = f"frame {frame_name}: the image could not be decoded"
+                continue
             out = reader.read(frame)
             if isinstance(out, Read):
                 if out.card != want:

@@ -253,7 +253,9 @@ class _Seen:
         return (self.glyphs[0].redness + self.glyphs[1].redness) / 2
 
 
-def _locate(frame_name: str, frame: np.ndarray, label: str) -> Located:
+def _locate(frame_name: str, frame: np.ndarray | None, label: str) -> Located:
+    if frame is None:  # a file the source could not decode (sources yield None for it)
+        raise LearnError(f"frame {frame_name} ({label}): the image could not be decoded")
     found = locate(frame)
     if isinstance(found, Reject):
         raise LearnError(f"frame {frame_name} ({label}): {found.reason.value}: {found.detail}")
@@ -274,7 +276,7 @@ def _frame_glyphs(frame_name: str, found: Located, label: str, single_ok: bool,
     return both[0], both[1]  # type: ignore[return-value]
 
 
-def learn(name: str, frames: Iterable[tuple[str, np.ndarray]], *, jokers: int = 0,
+def learn(name: str, frames: Iterable[tuple[str, np.ndarray | None]], *, jokers: int = 0,
           back: bool = False, source: str = "") -> LearnedDesign:
     """Build a design from one sorted pass: 52 cards, ``jokers`` jokers, then the back if ``back``.
 
@@ -283,7 +285,7 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray]], *, jokers: int = 
     is inferred and stated in :attr:`LearnedDesign.order`; a pass whose
     order cannot be established raises :class:`LearnError`.
     """
-    it: Iterator[tuple[str, np.ndarray]] = iter(frames)
+    it: Iterator[tuple[str, np.ndarray | None]] = iter(frames)
     cards_seen = [(frame_name, _locate(frame_name, frame, f"card {k + 1} of the pass"))
                   for k, (frame_name, frame) in enumerate(itertools.islice(it, 52))]
     if len(cards_seen) < 52:
@@ -320,10 +322,7 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray]], *, jokers: int = 
         got = next(it, None)
         if got is None:
             raise LearnError("the learning pass ended before the frame of the back")
-        found = locate(got[1])
-        if isinstance(found, Reject):
-            raise LearnError(f"frame {got[0]} (the back): {found.reason.value}: {found.detail}")
-        back_template = back_signature(found)
+        back_template = back_signature(_locate(got[0], got[1], "the back"))
     per_card: dict[Card, tuple[Glyphs, Glyphs]] = {c: s.glyphs for c, s in zip(cards, seen, strict=True)}
     ranks = [[g for c, gs in per_card.items() if int(c.rank) == r for g in gs] for r in range(2, 15)]
     suits = [[g for c, gs in per_card.items() if c.suit == s for g in gs] for s in Suit]

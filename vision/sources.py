@@ -120,7 +120,7 @@ def _synthetic(spec: str) -> SyntheticSource:
     known = {"design", "cards", "seed", "distortions", "deck"}
     if set(opts) - known:
         raise SourceError(f"unknown synthetic option(s) {sorted(set(opts) - known)}; use {sorted(known)}")
-    seed = int(opts.get("seed", "0"))
+    seed, deck = _whole(opts, "seed"), _whole(opts, "deck")
     cards: list[Card | str] = []
     for item in opts.get("cards", "sorted").split("+"):
         if item == "sorted":
@@ -144,8 +144,19 @@ def _synthetic(spec: str) -> SyntheticSource:
     design = opts.get("design", "standard")
     if design not in DESIGNS:
         raise SourceError(f"unknown design {design!r}; one of {', '.join(DESIGNS)}")
-    return SyntheticSource(cards, design=design, deck_id=int(opts.get("deck", "0")), seed=seed,
+    return SyntheticSource(cards, design=design, deck_id=deck, seed=seed,
                            distortions=opts.get("distortions", "normal"))
+
+
+def _whole(opts: dict[str, str], key: str) -> int:
+    """The synthetic option ``key`` as a whole number (0 when absent), or a clear error."""
+    try:
+        value = int(opts.get(key, "0"))
+    except ValueError:
+        raise SourceError(f"synthetic option {key}={opts[key]!r} is not a whole number") from None
+    if value < 0:
+        raise SourceError(f"synthetic option {key}={value} is negative")
+    return value
 
 
 def open_source(spec: str, *, limit: int | None = None) -> FolderSource | ImageSource | CaptureSource | SyntheticSource:
