@@ -20,6 +20,7 @@ firmware: system
 lint: bootstrap
 	$(VENV)/bin/ruff check dealer vision firmware_bridge webpanel tests bench
 	$(VENV)/bin/mypy dealer --ignore-missing-imports
+	$(VENV)/bin/mypy vision --ignore-missing-imports
 
 bootstrap: system $(STAMP)
 

@@ -42,7 +42,8 @@ Symbol = tuple[str, tuple[float, float]]
 def _zxing(symbology: str) -> Callable[[np.ndarray, bool | None], list[Symbol]]:
     import zxingcpp
 
-    fmt = zxingcpp.BarcodeFormat.QRCode if symbology == "qr" else zxingcpp.BarcodeFormat.Code128
+    fmt = zxingcpp.BarcodeFormats(zxingcpp.BarcodeFormat.QRCode if symbology == "qr"
+                                  else zxingcpp.BarcodeFormat.Code128)
 
     def read(img: np.ndarray, transposed: bool) -> list[Symbol]:
         # Our symbols are dark on light, so the inverted pass is wasted time; and at

@@ -211,8 +211,9 @@ def _render(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     n = 0
     for name, frame in source:
-        cv2.imwrite(str(out / f"{name}.png"), frame)
-        n += 1
+        if frame is not None:  # (a synthetic source always renders its frame)
+            cv2.imwrite(str(out / f"{name}.png"), frame)
+            n += 1
     print(f"wrote {n} frames to {out}")
     return 0
 

@@ -60,7 +60,7 @@ def _best(area: np.ndarray, template: np.ndarray, w: float, h: float,
     best, box = -1.0, (0, 0, 0, 0)
     for k in SCALES:
         sx, sy = size[0] / (w * k), size[1] / (h * k)
-        small = cv2.resize(area, None, fx=sx, fy=sy, interpolation=cv2.INTER_AREA).astype(np.float32)
+        small: np.ndarray = cv2.resize(area, None, fx=sx, fy=sy, interpolation=cv2.INTER_AREA).astype(np.float32)
         if small.shape[0] < size[1] or small.shape[1] < size[0]:
             continue
         small = cv2.GaussianBlur(small, (0, 0), GLYPH_SOFTEN)

@@ -57,7 +57,7 @@ GLYPH_SOFTEN = 1.0
 def glyph_vector(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """A glyph's box (paper 0 to ink 1) as it is compared: resized to ``size``, softened by
     :data:`GLYPH_SOFTEN`, zero mean, unit length. Templates and read glyphs alike."""
-    v = cv2.resize(img, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    v: np.ndarray = cv2.resize(img, size, interpolation=cv2.INTER_AREA).astype(np.float32)
     v = cv2.GaussianBlur(v, (0, 0), GLYPH_SOFTEN)
     v -= v.mean()
     n = float(np.linalg.norm(v))

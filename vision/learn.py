@@ -118,7 +118,7 @@ class LearnedDesign:
         if self.back_template is not None:
             arrays["back_template"] = self.back_template
         with open(path, "wb") as fh:
-            np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
+            np.savez_compressed(fh, allow_pickle=False, meta=np.array(json.dumps(meta)), **arrays)
         return path
 
     @classmethod

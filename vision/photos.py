@@ -38,6 +38,7 @@ import cv2
 import numpy as np
 
 from dealer.cards import Card, CardError
+from vision.decision import Reject
 from vision.index import IndexReader
 from vision.learn import LearnError, bridge_order, learn
 from vision.locate import Located, locate
@@ -176,7 +177,7 @@ def bench_deck(folder: Path) -> DeckResult:
                 continue
             out = reader.read(img)
             tally[0] += 1
-            if not out.accepted:
+            if isinstance(out, Reject):
                 res.rejected[out.reason.value] += 1
             elif out.card == card:
                 res.right += 1

@@ -29,6 +29,7 @@ import os
 import subprocess
 import tempfile
 import xml.etree.ElementTree as ET
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,8 +116,8 @@ class _Sheet:
                             ("sodipodi", "http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd"),
                             ("inkscape", "http://www.inkscape.org/namespaces/inkscape")):
             ET.register_namespace(prefix, uri)
-        self.tree = ET.ElementTree(ET.fromstring(gzip.decompress(deck.path.read_bytes())))
-        root = self.tree.getroot()
+        self.root: ET.Element = ET.fromstring(gzip.decompress(deck.path.read_bytes()))
+        root = self.root
         vb = root.get("viewBox")
         if vb:
             self.box = [float(v) for v in vb.replace(",", " ").split()]
@@ -133,8 +134,8 @@ class _Sheet:
             self.box = [0.0, 0.0, _length(root.get("width")), _length(root.get("height"))]
         self.by_id = {el.get("id"): el for el in root.iter() if el.get("id")}
 
-    def svg(self, hidden: set[str] = frozenset(), box: list[float] | None = None) -> bytes:  # type: ignore[assignment]
-        root = self.tree.getroot()
+    def svg(self, hidden: Collection[str] = (), box: list[float] | None = None) -> bytes:
+        root = self.root
         saved = {}
         for i in hidden:
             el = self.by_id[i]

@@ -36,7 +36,7 @@ FRAME_W, FRAME_H = 640, 480
 def suit_mask(suit: Suit, size: int, style: str = "classic") -> np.ndarray:
     """A filled suit symbol as a ``size``×``size`` uint8 mask (255 = ink)."""
     s = size * 4  # draw large, then shrink: anti-aliased edges for free
-    m = np.zeros((s, s), np.uint8)
+    m: np.ndarray = np.zeros((s, s), np.uint8)
     slim = style == "slim"
     if suit == Suit.DIAMONDS:
         w = 0.32 if slim else 0.42
@@ -369,7 +369,7 @@ def _floor(kind: str, rng: np.random.Generator) -> np.ndarray:
         f[:] = tint
         cv2.setRNGSeed(int(rng.integers(0, 2**31 - 1)))
         grain = np.empty((FRAME_H // 8, FRAME_W // 8), np.float32)
-        cv2.randn(grain, 0.0, 4.0)  # a soft, blotchy surface texture
+        cv2.randn(grain, np.array(0.0), np.array(4.0))  # a soft, blotchy surface texture
         f += cv2.resize(grain, (FRAME_W, FRAME_H), interpolation=cv2.INTER_CUBIC)[..., None]
         return f.clip(0, 255).astype(np.uint8)
     if kind == "wood":
@@ -469,10 +469,10 @@ def _photograph(frame: np.ndarray, rng: np.random.Generator, d: Distortions) -> 
     length = _u(rng, d.motion_px)
     if length >= 1.0:
         k = np.zeros((int(length) * 2 + 1,) * 2, np.float32)
-        c = int(length)
+        mid = int(length)
         t = rng.uniform(0, np.pi)
         dx, dy = np.cos(t) * length / 2, np.sin(t) * length / 2
-        cv2.line(k, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1)
+        cv2.line(k, (round(mid - dx), round(mid - dy)), (round(mid + dx), round(mid + dy)), 1.0, 1)
         img = cv2.filter2D(img, -1, k / k.sum())
     warm = _u(rng, d.warm)
     if warm > 0:  # tungsten-like light: less blue, a little more red
@@ -502,11 +502,14 @@ def _photograph(frame: np.ndarray, rng: np.random.Generator, d: Distortions) -> 
     if n > 0:  # cv2.randn is ~10x faster than numpy's normal; seed it from our generator
         cv2.setRNGSeed(int(rng.integers(0, 2**31 - 1)))
         noise = np.empty(f.shape, np.float32)
-        cv2.randn(noise, 0.0, n)
+        cv2.randn(noise, np.zeros(3), np.array([n, 0.0, 0.0]))
         f += noise
     img = f.clip(0, 255).astype(np.uint8)
     q = int(rng.integers(d.jpeg[0], d.jpeg[1] + 1))
     if q < 100:
         ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
-        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+        if decoded is None:  # (our own encoding always decodes)
+            raise RuntimeError("the renderer's JPEG did not decode")
+        img = decoded
     return img

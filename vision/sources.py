@@ -99,15 +99,17 @@ class SyntheticSource:
 
     def __iter__(self) -> Iterator[Frame]:
         for i, c in enumerate(self.cards):
-            kw = {"design": self.design, "deck_id": self.deck_id, "seed": self.seed * 100_003 + i,
-                  "distortions": self.distortions}
+            seed = self.seed * 100_003 + i
             if c == "back":
-                yield f"{i:04d}-back", render_card_frame(Card(0), face_up=False, **kw)
+                yield f"{i:04d}-back", render_card_frame(Card(0), design=self.design, deck_id=self.deck_id,
+                                                         seed=seed, distortions=self.distortions, face_up=False)
             elif c == "joker":
-                yield f"{i:04d}-joker", render_card_frame(None, joker=True, **kw)
+                yield f"{i:04d}-joker", render_card_frame(None, design=self.design, deck_id=self.deck_id,
+                                                          seed=seed, distortions=self.distortions, joker=True)
             else:
                 card = c if isinstance(c, Card) else Card.parse(c)
-                yield f"{i:04d}-{card}", render_card_frame(card, **kw)
+                yield f"{i:04d}-{card}", render_card_frame(card, design=self.design, deck_id=self.deck_id,
+                                                           seed=seed, distortions=self.distortions)
 
 
 def _synthetic(spec: str) -> SyntheticSource:
