@@ -502,7 +502,10 @@ def _photograph(frame: np.ndarray, rng: np.random.Generator, d: Distortions) -> 
     if n > 0:  # cv2.randn is ~10x faster than numpy's normal; seed it from our generator
         cv2.setRNGSeed(int(rng.integers(0, 2**31 - 1)))
         noise = np.empty(f.shape, np.float32)
-        cv2.randn(noise, np.zeros(3), np.array([n, 0.0, 0.0]))
+        # Each colour channel its own noise, as a sensor's photosites have. (A plain
+        # float here is OpenCV's Scalar(n, 0, 0, 0): blue only, until issue 15's eighth
+        # pass; the grey picture then had a ninth of the noise the condition names.)
+        cv2.randn(noise, np.zeros(3), np.full(3, n))
         f += noise
     img = f.clip(0, 255).astype(np.uint8)
     q = int(rng.integers(d.jpeg[0], d.jpeg[1] + 1))

@@ -134,9 +134,11 @@ def test_a_phone_at_table_1_never_sees_a_board_before_it_has_played_it(server, b
     phone.click(".chips label:has(input[name=strain][value='H']) span")
     phone.click(".chips label:has(input[name=declarer][value='S']) span")
     phone.select_option("#tricks", "8")
-    phone.click("#send")
+    with phone.expect_navigation():  # (a loaded machine: the check waits for the new page)
+        phone.click("#send")
     assert phone.is_visible("#round-complete")
-    phone.click("#done li >> text=traveller >> nth=0")
+    with phone.expect_navigation():
+        phone.click("#done li >> text=traveller >> nth=0")
     assert phone.is_visible("#handrecord") and _shows(phone.content(), boards[1])
     # ... but board 3 still not, nor table 2's result on it.
     html = look(f"/t/{toks[1]}/board/3")

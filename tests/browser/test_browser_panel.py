@@ -142,7 +142,8 @@ def test_a_table_enters_a_full_round_on_a_phone_with_a_retry_and_a_conflict(
     phone.unroute("**/enter*")
     # Board 2, then the round is complete.
     _fill(phone, 2, "3", "NT", "E", "8", dbl="X")
-    phone.click("#send")
+    with phone.expect_navigation():  # (a loaded machine: the checks wait for the new page)
+        phone.click("#send")
     assert "Board 2 recorded: 3NTX by E, 8 tricks, NS +100." in phone.inner_text("main")
     assert phone.is_visible("#round-complete")
     shot(phone, "05-phone-round-complete")
@@ -184,7 +185,8 @@ def test_a_table_enters_a_full_round_on_a_phone_with_a_retry_and_a_conflict(
     assert "4 results" in ranks
     shot(desk, "07-desk-rankings")
     # After the entry the phone may see the traveller and the hand record.
-    phone.click("#done li >> text=traveller >> nth=0")
+    with phone.expect_navigation():
+        phone.click("#done li >> text=traveller >> nth=0")
     assert phone.is_visible("#traveller") and phone.is_visible("#handrecord")
     shot(phone, "08-phone-traveller")
     desk_ctx.close()
