@@ -20,6 +20,7 @@ firmware: system
 lint: bootstrap
 	$(VENV)/bin/ruff check dealer vision firmware_bridge webpanel tests bench
 	$(VENV)/bin/mypy dealer --ignore-missing-imports
+	$(VENV)/bin/mypy firmware_bridge webpanel rig.py --ignore-missing-imports --follow-imports=silent
 
 bootstrap: system $(STAMP)
 
