@@ -21,6 +21,7 @@ lint: bootstrap
 	$(VENV)/bin/ruff check dealer vision firmware_bridge webpanel tests bench
 	$(VENV)/bin/mypy dealer --ignore-missing-imports
 	$(VENV)/bin/mypy vision --ignore-missing-imports
+	$(VENV)/bin/mypy firmware_bridge webpanel rig.py --ignore-missing-imports
 
 bootstrap: system $(STAMP)
 

@@ -71,7 +71,7 @@ from firmware_bridge.operator import (
     Scenario,
 )
 from firmware_bridge.physical import PhysicalCard, standard_deck
-from firmware_bridge.simboard import Emulator, start_virtual  # the emulator or the firmware
+from firmware_bridge.simboard import VirtualMachine, start_virtual  # the emulator or the firmware
 from vision.picture_feed import PictureFeed
 from vision.rig_sources import (
     EmulatorCamera,
@@ -120,7 +120,7 @@ class Rig:
         self._handlers: dict[type[ev.Event], Callable[[Any], None]] = {
             ev.CardAtGate: self._card_at_gate,
             ev.CardDropped: self._card_dropped,
-            ev.CardReturned: lambda e: self.session.card_returned((e.boot_id, e.gate_id)),
+            ev.CardReturned: lambda e: self.tell(self.session.card_returned((e.boot_id, e.gate_id))),
             ev.BoardInserted: lambda e: self.tell(self.session.board_inserted(e.number)),
             ev.BoardRemoved: lambda e: self.tell(self.session.board_removed()),
             ev.HopperEmpty: self._hopper_empty_event,
@@ -363,7 +363,7 @@ class Rig:
 
 
 # ============================================================================ cameras, emulated runs
-def make_camera(spec: str, emu: Emulator | None) -> Any:
+def make_camera(spec: str, emu: VirtualMachine | None) -> Any:
     """The camera for a ``--camera`` SOURCE; the emulator's cameras hook into ``emu``."""
     if spec == "truth" or spec.startswith("emulator"):
         if emu is None:
@@ -390,7 +390,7 @@ def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
                  mode: str = "deal", machine: str = "emulator",
                  hands: Callable[[int], list[list[Card]]] | None = None,
                  pictures: PictureFeed | None = None, link: JobLink | None = None,
-                 on_emulator: Callable[[Emulator], None] | None = None) -> RigReport:
+                 on_emulator: Callable[[VirtualMachine], None] | None = None) -> RigReport:
     """Deal (or scan) a set on an in-process emulator with a simulated operator.
 
     Every board is checked against the deal when the operator takes it out. In

@@ -14,12 +14,16 @@ import argparse
 import random
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from firmware_bridge.driver import Machine
 from firmware_bridge.emulator import Emulator
 from firmware_bridge.faults import FaultPlan
 from firmware_bridge.physical import standard_deck
 from firmware_bridge.protocol import Mode
+
+if TYPE_CHECKING:
+    from firmware_bridge.simboard import VirtualMachine
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -59,6 +63,7 @@ def cmd_emulator(args: argparse.Namespace) -> int:
         jam_rate=args.jam_rate,
     )
     where = {"tcp_port": args.tcp} if args.tcp is not None else {"pty": True}
+    emu: VirtualMachine
     if args.firmware:
         from firmware_bridge.simboard import FirmwareError, FirmwareMachine
 

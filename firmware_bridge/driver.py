@@ -266,7 +266,9 @@ class Machine:
     def _command(self, msg: p.Message, name: str) -> None:
         reply = self._request(msg, None)
         if reply.status not in (p.Status.OK, p.Status.DUPLICATE):
-            why = {p.Status.REFUSED: "refused", p.Status.UNKNOWN_REQUEST: "does not know"}
+            # reply.status is the byte off the wire; an IntEnum key finds it by value.
+            why: dict[int, str] = {p.Status.REFUSED: "refused",
+                                   p.Status.UNKNOWN_REQUEST: "does not know"}
             extra = ""
             if msg.TYPE == p.MsgType.RESUME and reply.status == p.Status.REFUSED:
                 extra = self._fault_text()

@@ -650,8 +650,8 @@ class Emulator:
         if self._line_down(now):
             self._inbuf.clear()
             return
-        for chunk in split_frames(self._inbuf, data):
-            chunk = self.noise_in.apply(chunk)
+        for sent in split_frames(self._inbuf, data):
+            chunk = self.noise_in.apply(sent)
             if chunk is None or len(chunk) <= 1:
                 continue
             item = p.decode_body(chunk[:-1])

@@ -27,14 +27,16 @@ import random
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dealer.cards import Card
 from dealer.rig_ports import Host
 from dealer.rig_report import CONTINUE, DONE, RigError
 from dealer.session_notices import Notice
-from firmware_bridge.emulator import Emulator
 from firmware_bridge.physical import PhysicalCard, standard_deck
+
+if TYPE_CHECKING:
+    from firmware_bridge.simboard import VirtualMachine
 
 
 class ConsoleOperator:
@@ -133,7 +135,7 @@ class EmulatedOperator:
     strays, and checks each finished board's pockets against the deal.
     """
 
-    def __init__(self, emu: Emulator, camera: Any, scenario: Scenario | None = None, *,
+    def __init__(self, emu: VirtualMachine, camera: Any, scenario: Scenario | None = None, *,
                  hands: Callable[[int], list[list[Card]]] | None = None) -> None:
         self.emu = emu
         self.camera = camera

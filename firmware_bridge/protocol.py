@@ -508,10 +508,12 @@ class HelloInfo:
     def unpack(cls, body: bytes) -> HelloInfo:
         if len(body) < cls._FMT.size:
             raise ProtocolError(f"HELLO reply is {len(body)} bytes, needs {cls._FMT.size}")
-        fixed = cls._FMT.unpack_from(body)
+        minor, boot_id, next_event_seq, pockets, flags, speed_levels, speed = (
+            cls._FMT.unpack_from(body))
         firmware, at = _read_pstr(body, cls._FMT.size)
         serial, _ = _read_pstr(body, at)
-        return cls(*fixed, firmware, serial)
+        return cls(minor, boot_id, next_event_seq, pockets, flags, speed_levels, speed,
+                   firmware, serial)
 
     @property
     def reject_tray(self) -> bool:
@@ -557,8 +559,12 @@ class StateInfo:
     def unpack(cls, body: bytes) -> StateInfo:
         if len(body) < cls._FMT.size:
             raise ProtocolError(f"STATE reply is {len(body)} bytes, needs {cls._FMT.size}")
-        v = cls._FMT.unpack_from(body)
-        return cls(*v[:6], tuple(v[6:10]), *v[10:])  # type: ignore[arg-type]
+        (boot_id, mode, speed, board_present, board_number, faults, c0, c1, c2, c3, rejects,
+         gate_id, gate_pocket, last_drop_gate, last_drop_pocket, next_event_seq,
+         ) = cls._FMT.unpack_from(body)  # fmt: skip
+        return cls(boot_id, mode, speed, board_present, board_number, faults, (c0, c1, c2, c3),
+                   rejects, gate_id, gate_pocket, last_drop_gate, last_drop_pocket,
+                   next_event_seq)
 
 
 # --------------------------------------------------------------------------- reliability

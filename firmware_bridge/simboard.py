@@ -35,6 +35,7 @@ import time
 import tty
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TypeAlias
 
 from firmware_bridge import protocol as p
 from firmware_bridge.emulator import MAX_MISFEEDS, CameraHook, Emulator, EmulatorStats
@@ -483,8 +484,8 @@ class FirmwareMachine:
         if time.monotonic() < self._unplugged_until:
             self._from_host.clear()
             return
-        for chunk in split_frames(self._from_host, data):
-            chunk = self.noise_in.apply(chunk)
+        for sent in split_frames(self._from_host, data):
+            chunk = self.noise_in.apply(sent)
             if chunk is None:
                 continue
             self.stats.frames_in += 1
@@ -551,8 +552,13 @@ class FirmwareMachine:
                 self.endpoint.flush()
 
 
+#: A virtual dealing machine: the Python emulator or the firmware in simavr. Both have the
+#: emulator's operator API, so the simulated operator and the cameras work with either.
+VirtualMachine: TypeAlias = Emulator | FirmwareMachine
+
+
 def start_virtual(machine: str, *, seed: int = 0, time_scale: float = 0.01,
-                  faults: FaultPlan | None = None) -> tuple[Emulator | FirmwareMachine, dict[str, float]]:
+                  faults: FaultPlan | None = None) -> tuple[VirtualMachine, dict[str, float]]:
     """A started virtual machine on a pty, ``emulator`` or ``firmware``, and the
     driver settings that suit it (the firmware's heartbeat is fixed at 250 ms,
     so the host waits longer before calling the link lost)."""

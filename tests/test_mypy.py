@@ -1,5 +1,7 @@
-"""The type checker passes at the level the project holds (issue 17): ``dealer/`` and
-``vision/`` clean with ``--ignore-missing-imports``. ``make lint`` runs the same commands.
+"""The type checker passes at the level the project holds (issue 17): ``dealer/``,
+``vision/``, and the adapters ``firmware_bridge/`` and ``webpanel/`` with the rig
+(``rig.py``), each clean with ``--ignore-missing-imports``. ``make lint`` runs the same
+commands.
 
 mypy comes with the test extras (``pip install -e '.[test]'``, as ``make test`` does); an
 environment installed before it was added skips this test rather than failing it.
@@ -16,7 +18,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 # What make lint checks; keep the two in step.
 CHECKS = {"dealer": ["dealer", "--ignore-missing-imports"],
-          "vision": ["vision", "--ignore-missing-imports"]}
+          "vision": ["vision", "--ignore-missing-imports"],
+          "adapters": ["firmware_bridge", "webpanel", "rig.py", "--ignore-missing-imports"]}
 
 
 @pytest.mark.parametrize("name", sorted(CHECKS))

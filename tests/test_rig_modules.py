@@ -18,7 +18,12 @@ import pytest
 
 import rig
 from dealer import rig_job, rig_report
+from dealer import session_notices as say
 from dealer.cards import Card
+from dealer.generate import random_dealset
+from dealer.session import DealingSession, MemoryJournal
+from dealer.session_plan import Plan
+from firmware_bridge import events as ev
 from firmware_bridge import operator
 from firmware_bridge.emulator import Emulator
 from firmware_bridge.physical import PhysicalCard
@@ -83,3 +88,16 @@ def test_a_bad_fault_names_the_kinds() -> None:
         rig.Scenario.parse("jam@2,jelly@3")
     with pytest.raises(rig.RigError, match="KIND@BOARD"):
         operator.Scenario.parse("jam")
+
+
+def test_the_notices_a_session_answers_a_returned_card_with_reach_the_operator() -> None:
+    # Every machine event's handler tells what the session answers. CardReturned's threw
+    # its answer away (the sessions answer [] today, so nothing was lost yet).
+    session = DealingSession(Plan.build(random_dealset([1])), MemoryJournal())
+    session.card_returned = lambda key: [say.power_cut()]  # type: ignore[method-assign]
+    told: list[str] = []
+    op = operator.ConsoleOperator()
+    op.handle = lambda notice, host: told.append(notice.code)  # type: ignore[method-assign]
+    r = rig.Rig(None, None, session, op)  # type: ignore[arg-type]  # neither is used here
+    r.on_event(ev.CardReturned(gate_id=5, boot_id=1))
+    assert told == ["power_cut"] and r.report.notices["power_cut"] == 1

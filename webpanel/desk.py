@@ -18,6 +18,7 @@ from werkzeug.wrappers import Response
 
 from dealer.errors import BoardwrightError
 from dealer.store import results as rs
+from dealer.store.panel_models import ResultRow
 from dealer.store.results.progress import SLOW_MINUTES
 from webpanel import contexts, fields
 from webpanel.db import store
@@ -124,7 +125,7 @@ def _back(ce_id: int) -> Response:
     return redirect(url_for("desk.show", ce_id=ce_id) + request.form.get("anchor", ""))
 
 
-def _mine(ce_id: int, result_id: int) -> rs.ResultRow:
+def _mine(ce_id: int, result_id: int) -> ResultRow:
     row = rs.result(store(), result_id)
     if row.club_event_id != ce_id:
         raise rs.EntryError(f"result {result_id} is not in this event")
@@ -152,7 +153,7 @@ def correct(ce_id: int, result_id: int) -> Response | tuple[str, int]:
         return _refused(ce_id, f"r{row.id}", exc)
 
 
-def _correct(ce_id: int, row: rs.ResultRow) -> Response | tuple[str, int]:
+def _correct(ce_id: int, row: ResultRow) -> Response | tuple[str, int]:
     f = request.form
     action = f.get("action", "correct")
     # Every field exactly as sent: too long, out of range or not a number is refused
@@ -178,14 +179,14 @@ def _correct(ce_id: int, row: rs.ResultRow) -> Response | tuple[str, int]:
         out = rs.correct(store(), row.id, who=who(), reason=_reason(action, reason),
                          expected_version=version, fouled_group=group)
     elif action == "correct":
-        values: dict[str, object] = {
-            "contract": fields.text(f, "contract", 8), "declarer": fields.text(f, "declarer", 1),
-            "tricks": fields.number(f, "tricks", 0, 13)}
-        if "lead" in f:
-            values["lead"] = fields.text(f, "lead", 3)
+        contract, declarer = fields.text(f, "contract", 8), fields.text(f, "declarer", 1)
+        tricks = fields.number(f, "tricks", 0, 13)
+        # The lead only when the form has the field: absent, the recorded lead stays.
+        lead = {"lead": fields.text(f, "lead", 3)} if "lead" in f else {}
         out = rs.correct(store(), row.id, who=who(), reason=_reason(action, reason),
                          expected_version=version, ns_artificial=None, ew_artificial=None,
-                         not_played=False, weighted=None, **values)
+                         not_played=False, weighted=None, contract=contract,
+                         declarer=declarer, tricks=tricks, **lead)
     else:
         raise rs.EntryError(f"action: unknown action {action[:20]!r}", "action")
     if out.status != "corrected":  # a conflict: said beside the form, as typed

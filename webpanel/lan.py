@@ -23,7 +23,7 @@ import ipaddress
 import socket
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from dealer.errors import BoardwrightError
 
@@ -134,7 +134,7 @@ def check_certificate(cert: Path, key: Path) -> None:
         raise LanError(f"{cert}, {key}: not a certificate and its key ({exc.reason})") from None
 
 
-def public_url_for(endpoint: str, **values: object) -> str:
+def public_url_for(endpoint: str, **values: Any) -> str:
     """An absolute address of a page for a phone: under ``PUBLIC_URL`` when it is set.
 
     Without ``PUBLIC_URL`` it is the address this request came to, which under

@@ -181,7 +181,7 @@ def _field(key: PairKey, seat: int) -> str:
 def _where(ce_id: int) -> dict[PairKey, str]:
     """Where each pair starts: "round 1, table 3 NS" (its first sitting)."""
     ce = rs.get_event(store(), ce_id)
-    out = {}
+    out: dict[PairKey, str] = {}
     for sec in ce.sections:
         m = rs.movement(store(), ce_id, sec)
         for s in sorted(m.sittings, key=lambda s: (s.round, s.table)):

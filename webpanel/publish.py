@@ -30,6 +30,7 @@ from flask import (
     url_for,
 )
 from markupsafe import Markup
+from werkzeug.wrappers import Response as BaseResponse
 
 from dealer.formats import results_csv, results_pbn, results_pdf, usebio
 from dealer.store import results as rs
@@ -88,7 +89,7 @@ def export(ce_id: int, fmt: str) -> Response:
 
 @bp.route("/play/<int:result_id>")
 @director_required
-def play(ce_id: int, result_id: int) -> str:
+def play(ce_id: int, result_id: int) -> str | tuple[str, int]:
     row = rs.result(store(), result_id)
     if row.club_event_id != ce_id:
         return render_template("error.html", title="Not found", message="no such result"), 404
@@ -106,7 +107,7 @@ def _expected(ce_id: int) -> int:
 
 @bp.route("/publish", methods=["GET", "POST"])
 @director_required
-def confirm(ce_id: int) -> Response | str:
+def confirm(ce_id: int) -> BaseResponse | str:
     """The confirmation step: what the players will see, then publish (or take it back)."""
     ce = rs.get_event(store(), ce_id)
     if request.method == "POST" and ce.published_at is None:
@@ -128,7 +129,7 @@ def confirm(ce_id: int) -> Response | str:
 
 @bp.route("/unpublish", methods=["POST"])
 @director_required
-def unpublish(ce_id: int) -> Response:
+def unpublish(ce_id: int) -> BaseResponse:
     """Take the publication back, inside the correction period only."""
     if request.form.get("confirm") != "yes":
         flash("Tick the box to confirm: the public results page will be gone.", "error")

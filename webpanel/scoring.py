@@ -10,27 +10,30 @@ matchpoints, or IMP pairs (Butler or cross-IMPs). The dispatch is
 
 from __future__ import annotations
 
-from dealer.events.score import MatchLine, Scored, Standing
+from dealer.events.score import MatchLine, RecordedResult, Scored, Standing
 from dealer.events.score import score_event as score_lines
 from dealer.events.teams import round_robin
 from dealer.store import players as ps
 from dealer.store import results as rs
-from dealer.store.panel_models import ResultRow
 from dealer.store.repository import Store
 
 __all__ = ["MatchLine", "Scored", "Standing", "score_event"]
 
 
-def score_event(store: Store, ce_id: int) -> Scored[ResultRow]:
+def score_event(store: Store, ce_id: int) -> Scored[RecordedResult]:
     """The event scored, with its pairs' names (:attr:`Scored.players`) for the pages
-    and the results writers."""
+    and the results writers.
+
+    The travellers' rows are the stored results (:class:`~dealer.store.panel_models.ResultRow`);
+    they are typed as what the results writers read (``Scored`` is invariant in its row type).
+    """
     scored = _scored(store, ce_id)
     if scored.rankings or scored.travellers:
         scored.players = ps.pair_names(store, ce_id)
     return scored
 
 
-def _scored(store: Store, ce_id: int) -> Scored[ResultRow]:
+def _scored(store: Store, ce_id: int) -> Scored[RecordedResult]:
     ce = rs.get_event(store, ce_id)
     m = rs.movement(store, ce_id, ce.sections[0])
     rows = rs.results(store, ce_id)

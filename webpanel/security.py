@@ -44,7 +44,7 @@ class SignedIn(NamedTuple):
 
 def has_director() -> bool:
     with store().session() as s:
-        return s.scalar(select(func.count()).select_from(Director)) > 0
+        return s.execute(select(func.count()).select_from(Director)).scalar_one() > 0
 
 
 def check_password_rule(password: str) -> None:
