@@ -257,9 +257,10 @@ class BarcodeReader:
 def _bar_blocks(found: Located) -> list[tuple[int, int]]:
     """The runs of rows (first, last; face pixels along the card) where a Code128's bars
     cross the middle of the face: rows whose bars' edges, across :data:`BAR_WINDOW` px
-    each side of the middle, are at least a quarter as strong as the strongest row's, at
-    least :data:`BAR_MIN_ROWS` long, each ended where its edges are half their own strength. A thumb over part of a code weakens its rows' edges
-    there; it does not end them."""
+    each side of the middle, are at least a quarter as strong as the strongest row's,
+    runs at least :data:`BAR_MIN_ROWS` long, each ended where its edges fall to half
+    their own strength. A thumb over part of a code weakens its rows' edges there; it
+    does not end them."""
     x0 = FACE_W // 2 - BAR_WINDOW
     region = found.region(x0, 0, 2 * BAR_WINDOW, FACE_H)
     grey = cv2.cvtColor(region, cv2.COLOR_BGR2GRAY) if region.ndim == 3 else region
