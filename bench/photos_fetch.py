@@ -54,11 +54,12 @@ How the photos are turned into gate frames, and why:
   the recogniser under test.
 - **Checked by eye.** The corners found from the indices are rough (about 24 px
   off at the gate's scale), so some frames still show a card cut off by the
-  frame, or a piece of another card. ``photos_by_eye.csv`` holds two people's
+  frame, or a piece of another card. ``photos_by_eye.csv`` holds two labellers'
   independent calls on every phone-deck frame (is the whole card in view, is it
-  alone), made on contact sheets in shuffled order that showed no recogniser's
-  outcome (issue 15, eighth pass). A frame both called cut off, or both called
-  not alone, is left out ("cut off, by eye", "another card in view, by eye").
+  alone): two of the project's helper agents, each alone, on contact sheets in
+  shuffled order that showed no recogniser's outcome (issue 15, eighth pass). A
+  frame both called cut off, or both called not alone, is left out ("cut off, by
+  eye", "another card in view, by eye").
 
 Files are ``<CARD>-<photo>.jpg`` in one folder per deck, as ``vision/photos.py``
 reads them (a photo with several whole cards alone in their frames gives one file
@@ -338,7 +339,7 @@ def main() -> int:
              f"repository {REPO} at commit {commit}.\n\nBuilt by bench/photos_fetch.py: one "
              f"version of each real photograph (IMG_, WIN_), its export's stretch undone, each "
              f"card whole and alone shown at the gate's scale, labelled by its two corner-index "
-             f"boxes, and checked by eye (frames two people both saw cut off or not alone left "
+             f"boxes, and checked by eye (frames two labellers both saw cut off or not alone left "
              f"out: bench/photos_by_eye.csv).\n\n| deck | frames | cards | photos used | left out |\n|---|---|---|---|---|\n"]
     for d, s in summary.items():
         lo = ", ".join(f"{k} {v}" for k, v in sorted(s["left_out"].items()))
