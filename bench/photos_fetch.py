@@ -305,6 +305,7 @@ def main() -> int:
     by_eye = left_out_by_eye()
     decks: dict[str, Counter[str]] = {}
     used_photos: dict[str, int] = Counter()
+    written: set[Path] = set()
     for base, f in photos.items():
         sess = session_of(base)
         if sess is None:
@@ -330,8 +331,14 @@ def main() -> int:
                 why[deck][seen] += 1
                 continue
             cv2.imwrite(str(folder / f"{name}-{base}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
+            written.add(folder / f"{name}-{base}.jpg")
             decks.setdefault(deck, Counter())[name] += 1
         used_photos[deck] += any(f"{name}-{base}" not in by_eye for name, _ in found)
+    # A frame an earlier build wrote that this one leaves out (checked by eye since) would
+    # still be read by the bench: the deck folders hold this build's frames only.
+    stale = [q for d in decks for q in (a.out / d).glob("*.jpg") if q not in written]
+    for q in stale:
+        q.unlink()
     summary = {d: {"frames": sum(c.values()), "cards": len(c), "photos": used_photos[d],
                    "left_out": dict(why.get(d, {}))} for d, c in sorted(decks.items())}
     lines = [f"# Real photographs\n\nFrom {DATASET}, licence **CC BY 4.0** (attribution: "
@@ -346,7 +353,8 @@ def main() -> int:
         lines.append(f"| {d} | {s['frames']} | {s['cards']} | {s['photos']} | {lo} |\n")
     (a.out / "SOURCES.md").write_text("".join(lines), encoding="utf-8")
     print(json.dumps({"bench": "photos_fetch", "source": REPO, "commit": commit,
-                      "licence": "CC BY 4.0", "real_photographs": len(photos), "decks": summary}))
+                      "licence": "CC BY 4.0", "real_photographs": len(photos), "stale_frames_removed": len(stale),
+                      "decks": summary}))
     return 0
 
 
