@@ -101,3 +101,22 @@ def test_the_notices_a_session_answers_a_returned_card_with_reach_the_operator()
     r = rig.Rig(None, None, session, op)  # type: ignore[arg-type]  # neither is used here
     r.on_event(ev.CardReturned(gate_id=5, boot_id=1))
     assert told == ["power_cut"] and r.report.notices["power_cut"] == 1
+
+
+def test_a_refused_cards_reason_reaches_the_operator_whole_words_only() -> None:
+    # The reader's reason is kept to a line on the operator's screen: it was cut at 120
+    # characters, mid-word ("... are its codes cov"), in the demo's unreadable card.
+    from vision.barcode import BarcodeReader
+    from vision.render import render_card_frame
+
+    frame = render_card_frame(Card.parse("S7"), design="qr", deck_id=1, seed=3, distortions="codes-covered!")
+    outcome = BarcodeReader("zxing", "qr", deck_id=1).read(frame)
+    assert not outcome.accepted
+    seen = rig_sources.sighting_from(outcome)
+    assert seen.problem == "unreadable"
+    assert seen.detail.endswith("are its codes covered, or out of focus?"), seen.detail
+    notice = str(say.unreadable("board 8", seen.detail))
+    assert "codes covered, or out of focus?)" in notice
+    long = rig_sources.sighting_from(type(outcome)(outcome.reason, "word " * 60))
+    assert len(long.detail) <= rig_sources.SIGHTING_DETAIL and long.detail.endswith(" …")
+    assert "wor …" not in long.detail

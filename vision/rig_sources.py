@@ -30,6 +30,7 @@ Sighting(card=Card('SA'), problem=None, detail='', deck='1')
 
 from __future__ import annotations
 
+import textwrap
 import time
 import zlib
 from collections.abc import Callable
@@ -68,6 +69,10 @@ def _deck_number(deck_id: str) -> int:
     return int(deck_id) % 1000 if deck_id.isdigit() else zlib.crc32(deck_id.encode()) % 1000
 
 
+#: The longest reason a sighting carries to the operator (characters).
+SIGHTING_DETAIL = 160
+
+
 def sighting_from(outcome: Any) -> Sighting:
     """Translate a vision Read/Reject into the session's port type."""
     if outcome.accepted:
@@ -76,7 +81,10 @@ def sighting_from(outcome: Any) -> Sighting:
     reason = outcome.reason.name
     problem = {"JOKER": "joker", "FACE_DOWN": "face_down", "NOT_THIS_DECK": "other_deck"}.get(
         reason, "unreadable")
-    return Sighting(None, problem, f"{outcome.reason.value}: {outcome.detail}"[:120])
+    # Kept to a line on the operator's screen, cut at a word (it was cut mid-word at 120
+    # characters: "are its codes cov").
+    return Sighting(None, problem, textwrap.shorten(f"{outcome.reason.value}: {outcome.detail}",
+                                                    width=SIGHTING_DETAIL, placeholder=" …"))
 
 
 class EmulatorCamera:
