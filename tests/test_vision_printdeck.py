@@ -63,3 +63,45 @@ def test_every_qr_face_decodes_at_every_5_degrees(tmp_path: Path) -> None:
             if found != {text}:
                 failures.append((text, angle, sorted(found)))
     assert failures == [], f"{len(failures)} of {len(faces) * 72} face/angle pairs: {failures[:5]}"
+
+
+def test_printed_code128_faces_have_their_bars_where_the_placement_check_expects(tmp_path: Path) -> None:
+    # The Code128 placement check (issue 15, eighth pass) takes the two codes of a face to be
+    # placed alike from either end. The faces print-deck prints, rasterised by poppler and
+    # laid on a dark gate at the gate's scale and a slight tilt, are located, and their
+    # bars lie within 2 px of each other's place (the check allows 26); a face's outline
+    # stretched by another card under it (a stuck pair, the card 40 px longer) is not.
+    from vision.barcode import BARS_APART, _bar_blocks
+    from vision.locate import FACE_H, Located, locate
+
+    pdf = tmp_path / "deck.pdf"
+    print_deck(pdf, deck_id=7, symbology="code128", faces=True)
+    subprocess.run(["pdftoppm", "-r", str(DPI), "-gray", "-png", "-f", "1", "-l", "1", str(pdf),
+                    str(tmp_path / "c")], check=True)
+    page = cv2.imread(str(next(tmp_path.glob("c-*.png"))), cv2.IMREAD_GRAYSCALE)
+    # Each card as printed: inside its own outline (the page's margin round it is not card).
+    outlines, _ = cv2.findContours(cv2.threshold(page, 200, 255, cv2.THRESH_BINARY_INV)[1],
+                                   cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    boxes = [cv2.boundingRect(c) for c in outlines if cv2.contourArea(c) > 0.8 * CARD_W * CARD_H * (DPI / 72) ** 2]
+    faces = [page[y : y + h, x : x + w] for x, y, w, h in boxes]
+    assert len(faces) == 9
+
+    def apart(face: np.ndarray, angle: float, longer: int = 0) -> float:
+        h, w = face.shape
+        if longer:  # paper below the face: the outline of a card under it, sticking out
+            face = np.vstack([face, np.full((longer, w), 235, np.uint8)])
+            face[h:, :2] = face[h:, -2:] = face[-2:, :] = 150
+        m = cv2.getRotationMatrix2D((w / 2, face.shape[0] / 2), 90 + angle, 400 / h)
+        m[0, 2] += 320 - w / 2
+        m[1, 2] += 240 - face.shape[0] / 2
+        warped = cv2.warpAffine(face, m, (640, 480), borderValue=35)
+        found = locate(cv2.cvtColor(warped, cv2.COLOR_GRAY2BGR))
+        assert isinstance(found, Located), found
+        blocks = _bar_blocks(found)
+        assert len(blocks) == 2, blocks
+        (a0, a1), (b0, b1) = blocks
+        return float(min(abs(a0 - (FACE_H - 1 - b1)), abs(a1 - (FACE_H - 1 - b0))))
+
+    for k, face in enumerate(faces):
+        assert apart(face, angle=(-4, 0, 4)[k % 3]) <= 2
+    assert apart(faces[0], 0, longer=40) > BARS_APART
