@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from dealer.board import DealSet
+from dealer.board import MAX_BOARD, DealSet
 from dealer.errors import BoardwrightError
 from dealer.generate import (
     GENERATOR_NAME,
@@ -60,6 +60,9 @@ def parse_boards(text: str) -> list[int]:
         lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
         if lo < 1 or hi < lo:
             raise BoardwrightError(f"board range {text!r}: {part!r} must run upwards from 1")
+        if hi > MAX_BOARD:  # before the range is made: 1-99999999999 would fill the memory
+            raise BoardwrightError(f"board range {text!r}: board {hi} is too large "
+                                   f"(at most {MAX_BOARD:,})")
         out.extend(range(lo, hi + 1))
     if len(set(out)) != len(out):
         raise BoardwrightError(f"board range {text!r} names a board twice")
@@ -112,6 +115,9 @@ class PublicFile:
     def from_json(cls, text: str, *, source: str = "public file") -> PublicFile:
         try:
             data = json.loads(text)
+            if not isinstance(data, dict):
+                raise VerifyError(f"{source}: not a boardwright public file (the JSON is not "
+                                  "an object)")
             if data.get("scheme") != SCHEME:
                 raise VerifyError(f"{source}: scheme {data.get('scheme')!r} is not {SCHEME!r}")
             sessions = [Session(str(s["name"]), parse_boards(str(s["boards"])))

@@ -142,6 +142,21 @@ def default_hands(session: ScanSession, seed: int) -> Callable[[int], list[list[
 
 
 # ============================================================================ command line
+#: What the camera's sample can be written as (OpenCV picks the writer by the suffix).
+SAMPLE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".pgm", ".ppm")
+
+
+def sample_path(text: str) -> str:
+    """``--sample``: written after the dealing, so a name no picture can have is refused first."""
+    if Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: that is a folder; give a file name such "
+                                         "as sample.png")
+    if Path(text).suffix.lower() not in SAMPLE_SUFFIXES:
+        raise argparse.ArgumentTypeError(f"{text}: the camera's sample is a picture: give a "
+                                         f"name ending in {', '.join(SAMPLE_SUFFIXES)}")
+    return text
+
+
 def add_deal_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``boardwright deal`` (the command itself is the rig's)."""
     p.add_argument("set", metavar="SET", help="stored deal set id, or a deal file (PBN, DUP, ...)")
@@ -164,7 +179,8 @@ def add_deal_arguments(p: argparse.ArgumentParser) -> None:
                    "them, record a hand-shuffled deal, or rebuild the play (play-scan)")
     p.add_argument("--faults", default="", help="emulator only: e.g. jam@2,duplicate@3")
     p.add_argument("--time-scale", type=float, default=1.0, help="emulator only: 0.1 = 10x faster")
-    p.add_argument("--sample", help="emulator camera only: save the first frames it saw as PNG")
+    p.add_argument("--sample", type=sample_path,
+                   help="emulator camera only: save the first frames it saw as PNG")
     p.add_argument("--job", type=int, default=None,
                    help="the panel's dealing job: show the camera's latest picture there")
     p.add_argument("--quiet", action="store_true")

@@ -22,7 +22,15 @@ import json
 import sys
 from pathlib import Path
 
+from dealer.cli._io import check_not_overwriting, check_output, check_outputs, positive_int
 from dealer.errors import BoardwrightError
+
+
+def _none_or_more(value: str) -> int:
+    """An argparse type for ``--jokers``: a whole number of 0 or more."""
+    if value.isdigit():
+        return int(value)
+    raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of 0 or more")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--backend", choices=("zxing", "zbar"), default="zxing")
     r.add_argument("--deck", type=int, help="accept only cards of this deck id (barcodes)")
     r.add_argument("--boards", action="store_true", help="read board-number stickers, not cards")
-    r.add_argument("--limit", type=int, help="stop after this many frames (any source)")
+    r.add_argument("--limit", type=positive_int, help="stop after this many frames (any source)")
     r.add_argument("--json", action="store_true", help="one JSON object per line")
     r.set_defaults(func=_read)
 
@@ -53,17 +61,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     learn.add_argument("--source", required=True,
                        help="frames: 52 sorted cards, jokers, back, then "
                        + " ".join(c.symbol for c in _check_cards()))
-    learn.add_argument("--jokers", type=int, default=0, help="joker frames after the 52")
+    learn.add_argument("--jokers", type=_none_or_more, default=0, help="joker frames after the 52")
     learn.add_argument("--back", action="store_true", help="one frame of the card back after the jokers")
     learn.add_argument("--replace", action="store_true", help="overwrite a design of that name")
-    learn.add_argument("--patience", type=int, default=None,
+    learn.add_argument("--patience", type=positive_int, default=None,
                        help="frames to wait for each check card (default 1 for files, 300 for cameras)")
     learn.add_argument("-o", "--output", help="store here instead of the instance folder")
     learn.set_defaults(func=_learn)
 
     b = vs.add_parser("bench", help="run the recognisers over rendered frames (bench/vision.py)")
-    b.add_argument("--frames", type=int, default=2000, help="frames per recogniser")
-    b.add_argument("--workers", type=int, default=2)
+    b.add_argument("--frames", type=positive_int, default=2000, help="frames per recogniser")
+    b.add_argument("--workers", type=positive_int, default=2)
     b.set_defaults(func=_bench)
 
     pd = vs.add_parser("print-deck", help="PDF of barcode stickers or faces for a deck")
@@ -72,7 +80,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     pd.add_argument("--symbology", choices=("qr", "code128"), default="qr")
     pd.add_argument("--faces", action="store_true", help="whole card faces instead of stickers")
     pd.add_argument("--boards", help="also board stickers, e.g. 1-36")
-    pd.add_argument("--jokers", type=int, default=0)
+    pd.add_argument("--jokers", type=int, choices=range(3), default=0,
+                    help="joker stickers: 0, 1 or 2")
     pd.set_defaults(func=_print_deck)
 
     w = vs.add_parser("watch", help="record the play from the table camera (emulated from a file)")
@@ -154,6 +163,9 @@ def _learn(args: argparse.Namespace) -> int:
     from vision.sources import CaptureSource, open_source
 
     path = Path(args.output) if args.output else design_path(args.name)
+    if path.is_dir():  # checked before the pass: saving over a folder would lose it
+        raise BoardwrightError(f"{path}: cannot save the design: that is a folder; "
+                               "give a file name")
     if path.exists() and not args.replace:
         raise BoardwrightError(f"design {args.name!r} already exists at {path}; "
                                "give --replace to learn it again over the old one")
@@ -193,6 +205,7 @@ def _parse_boards(text: str | None) -> list[int]:
 def _print_deck(args: argparse.Namespace) -> int:
     from vision.printdeck import print_deck
 
+    check_output(args.output, "PDF")
     n = print_deck(args.output, deck_id=args.deck, symbology=args.symbology, faces=args.faces,
                    boards=_parse_boards(args.boards), jokers=args.jokers)
     print(f"wrote {n} {args.symbology} symbols for deck {args.deck} to {args.output}")
@@ -208,6 +221,9 @@ def _render(args: argparse.Namespace) -> int:
     if not isinstance(source, SyntheticSource):
         raise BoardwrightError("vision render needs a synthetic:... source")
     out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        raise BoardwrightError(f"{out}: cannot write the frames there: it is a file, "
+                               "not a folder")
     out.mkdir(parents=True, exist_ok=True)
     n = 0
     for name, frame in source:
@@ -228,6 +244,9 @@ def _watch(args: argparse.Namespace) -> int:
     from vision.table_render import CALM, STANDARD, TableCamera, bridge_layout, frames, play_scenes
     from vision.table_watch import TableWatcher, bridge_record, learn_at_table
 
+    # The outputs are checked before the watching, and never over the file watched.
+    check_outputs((args.pbn, "PBN file"), (args.lin, "LIN file"))
+    check_not_overwriting((args.file,), (args.pbn, "PBN file"), (args.lin, "LIN file"))
     ds = formats.read(args.file)
     board = None
     for b in ds.boards:

@@ -130,7 +130,13 @@ class LearnedDesign:
                 arrays = {k: z[k] for k in z.files if k != "meta"}
         except FileNotFoundError:
             raise LearnError(f"{path}: no learned design there (run 'boardwright vision learn')") from None
-        except (OSError, ValueError, KeyError) as exc:
+        except EOFError:  # an empty file
+            raise LearnError(f"{path}: not a learned deck design (the file is empty)") from None
+        except ValueError as exc:
+            if "pickle" in str(exc):  # numpy's "load it unsafely" is no advice to follow here
+                raise LearnError(f"{path}: not a learned deck design (not a .npz file)") from None
+            raise LearnError(f"{path}: not a learned deck design ({exc})") from None
+        except (OSError, KeyError) as exc:
             raise LearnError(f"{path}: not a learned deck design ({exc})") from None
         if meta.get("format") == 1:
             raise LearnError(f"{path}: design learned by an earlier version of the reader, whose "

@@ -16,6 +16,8 @@ import secrets
 import sys
 from pathlib import Path
 
+from dealer.cli._io import port_arg
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="run the director's panel and the table pages")
@@ -24,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lan", action="store_true",
                    help="serve the phones on this computer's network (the club's Wi-Fi or a "
                         "phone's hotspot): bind to its address, print it and a QR code")
-    p.add_argument("--port", type=int, default=5000)
+    p.add_argument("--port", type=port_arg, default=5000)
     p.add_argument("--public-url", help="the address phones use, on the table cards (a "
                    "reverse proxy, a fixed name); default: the setting public_url, else the "
                    "address served")

@@ -73,6 +73,25 @@ def check_outputs(*paths: tuple[str | Path | None, str]) -> None:
         check_output(path, what)
 
 
+def check_not_overwriting(inputs: tuple[str | Path, ...],
+                          *outputs: tuple[str | Path | None, str]) -> None:
+    """Refuse an output that is one of the command's inputs, or another of its outputs.
+
+    ``records SET.pbn -o SET.pbn`` would put a PDF where the deals were, and
+    ``curtains SET -o c.pdf --sheets c.pdf`` the sheets over the curtain cards.
+    """
+    given = [(Path(p), what) for p, what in outputs if p is not None]
+    for i, (out, what) in enumerate(given):
+        for source in inputs:
+            if out.exists() and Path(source).exists() and out.samefile(source):
+                raise BoardwrightError(f"{out}: cannot write the {what} over {source}, which "
+                                       "it is made from; give another name")
+        for other, other_what in given[:i]:
+            if out.resolve() == other.resolve():
+                raise BoardwrightError(f"{out}: the {other_what} and the {what} would be the "
+                                       "same file; give two names")
+
+
 def write_text(path: str | Path, text: str) -> None:
     """Write a text file; an OS failure is one clear line."""
     try:
@@ -90,6 +109,13 @@ def positive_int(value: str) -> int:
     if number < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, not {number}")
     return number
+
+
+def port_arg(value: str) -> int:
+    """An argparse type for a TCP port: 0 (any free port) to 65535."""
+    if not value.isdigit() or int(value) > 65535:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a TCP port (0-65535)")
+    return int(value)
 
 
 def first_board_arg(value: str) -> int:

@@ -25,6 +25,7 @@ from dealer.board import DealSet
 from dealer.board_check import board_faults
 from dealer.cli._io import (
     add_unseal,
+    check_not_overwriting,
     check_output,
     first_board_arg,
     log_unseal,
@@ -116,6 +117,7 @@ def _read(path: str, fmt: str | None, *, strict: bool = False,
 
 def cmd_convert(args: argparse.Namespace) -> int:
     check_output(args.output)
+    check_not_overwriting((args.input,), (args.output, "converted file"))
     ds = _read(args.input, args.from_format, first_board=args.first_board)
     fmt = formats.write(ds, args.output, format=args.format, unseal=args.unseal)
     print(f"wrote {len(ds)} boards to {args.output} ({fmt.name}){_sealed_note(ds, args)}")

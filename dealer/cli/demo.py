@@ -15,12 +15,13 @@ dealing machine; :func:`tour` stays a plain function they can call or extend.
 from __future__ import annotations
 
 import argparse
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from dealer.errors import BoardwrightError
+from dealer.errors import BoardwrightError, FormatNote
 
 # The formats the tour would like to show, in this order; any not installed is skipped.
 TOUR_FORMATS = ("pbn", "lin", "dup", "dlm", "bri", "dge")
@@ -86,7 +87,9 @@ def tour(out: Path, *, database_url: str | None = None,
         target = out / f"demo.{name}"
         try:
             formats.write(source, target, format=name)
-            back = formats.read(target)  # detected from the content, not the name
+            with warnings.catch_warnings():  # "dup files do not say which board comes first"
+                warnings.simplefilter("ignore", FormatNote)
+                back = formats.read(target)  # detected from the content, not the name
         except BoardwrightError as exc:
             result.problems.append(f"{name}: {exc}")
             say(f"   {name:<4} failed: {exc}")
@@ -111,6 +114,9 @@ def run(args: argparse.Namespace) -> int:
 
     settings = Settings.load()
     out = Path(args.out) if args.out else settings.instance / "demo"
+    if out.exists() and not out.is_dir():
+        raise BoardwrightError(f"{out}: the demo writes its files into a folder, and this is a "
+                               "file; give a folder with --out")
     result = tour(out, database_url=settings.database_url)
     for problem in result.problems:
         print(f"boardwright: demo: {problem}")

@@ -21,6 +21,7 @@ from dealer import formats
 from dealer.board import Board, DealSet
 from dealer.cli._io import (
     add_unseal,
+    check_not_overwriting,
     check_output,
     check_outputs,
     read_set,
@@ -150,14 +151,33 @@ def _write_record(path: Path, secret: bytes, **what: object) -> None:
 
 def _read_record(path: Path) -> dict:
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise BoardwrightError(f"{path}: no secret record there (it is written beside the set "
                                "as SET.secret.json)") from None
+    except OSError as exc:  # a folder, no permission
+        raise BoardwrightError(f"{path}: cannot read the secret record: {exc.strerror}") from None
+    except UnicodeDecodeError:  # a picture, a DUP file, random bytes
+        raise BoardwrightError(f"{path}: not a secret record (it is not JSON text)") from None
     except json.JSONDecodeError as exc:
         raise BoardwrightError(f"{path}, line {exc.lineno}: not a secret record ({exc.msg})") from None
-    if data.get("scheme") != RECORD_SCHEME or "secret" not in data:
+    if not isinstance(data, dict) or data.get("scheme") != RECORD_SCHEME or "secret" not in data:
         raise BoardwrightError(f"{path}: not a boardwright secret record")
+    # The fields the record is rebuilt from, checked here so that a damaged record is named.
+    for key in ("secret", "boards"):
+        if not isinstance(data.get(key), str):
+            raise BoardwrightError(f"{path}, field {key}: missing or not text; "
+                                   "the secret record is damaged")
+    try:
+        if not bytes.fromhex(data["secret"]):
+            raise ValueError
+    except ValueError:
+        raise BoardwrightError(f"{path}, field secret: not hexadecimal digits; "
+                               "the secret record is damaged") from None
+    try:
+        parse_boards(data["boards"])
+    except BoardwrightError as exc:
+        raise BoardwrightError(f"{path}, field boards: {exc}") from None
     return data
 
 
@@ -212,7 +232,13 @@ def _check_sealed_writable(sealed: bool, name: str, unseal: bool, path: str) -> 
 def _secret_arg(text: str) -> str:
     p = Path(text)
     if len(text) != 64 and p.is_file():
-        return p.read_text().strip()
+        try:
+            return p.read_text(encoding="utf-8").strip()
+        except UnicodeDecodeError:
+            raise BoardwrightError(f"{text}: not a secret file (it is not text; the secret is "
+                                   "64 hexadecimal digits, as written by 'deals commit')") from None
+        except OSError as exc:
+            raise BoardwrightError(f"{text}: cannot read the secret: {exc.strerror}") from None
     return text
 
 
@@ -281,6 +307,10 @@ def _load_public(path: str) -> PublicFile:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise BoardwrightError(f"{path}: no such public file") from None
+    except OSError as exc:  # a folder, no permission
+        raise BoardwrightError(f"{path}: cannot read the public file: {exc.strerror}") from None
+    except UnicodeDecodeError:  # a picture, a DUP file, random bytes
+        raise BoardwrightError(f"{path}: not a public file (it is not JSON text)") from None
     return PublicFile.from_json(text, source=path)
 
 
@@ -478,6 +508,7 @@ def cmd_records(args: argparse.Namespace) -> int:
     from dealer.records import records_html, records_pdf
 
     check_outputs((args.output, "PDF"), (args.html, "HTML file"))
+    check_not_overwriting((args.set,), (args.output, "PDF"), (args.html, "HTML file"))
     ds, sealed = _read_for_print(args.set, args.unseal)
     meta = {"club": args.club, "event": args.event or ds.meta.get("Event", ""),
             "date": args.date or ds.meta.get("Date", "")}
@@ -514,6 +545,8 @@ def cmd_curtains(args: argparse.Namespace) -> int:
     from dealer.curtains import curtain_cards_pdf, deal_sheets_pdf
 
     check_outputs((args.output, "PDF"), (args.sheets, "deal sheets PDF"))
+    check_not_overwriting((args.set,), (args.output, "curtain cards PDF"),
+                          (args.sheets, "deal sheets PDF"))
     ds, sealed = _read_for_print(args.set, args.unseal)
     pages = curtain_cards_pdf(ds, args.output, paper=args.paper)
     print(f"wrote {4 * len(ds)} curtain cards on {pages} pages to {args.output}")

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from dealer.contract import Contract
 from dealer.errors import BoardwrightError, FormatError
@@ -38,9 +40,13 @@ _KNOWN = {"board", "ns", "ew", "score", "contract", "declarer", "tricks", "adjus
 
 def loads(text: str, *, path: str | None = None) -> list[Result]:
     """Read CSV text into results; every problem names the line and column."""
+    if "\x00" in text:  # a picture, a spreadsheet, random bytes
+        raise FormatError("this file is not text (it holds NUL bytes): the results must be "
+                          "a CSV file", path=path)
     reader = csv.reader(io.StringIO(text))
+    rows = _csv_rows(reader, path)
     try:
-        header = next(reader)
+        header = next(rows)
     except StopIteration:
         raise FormatError("the file is empty: no header row", path=path) from None
     cols = [h.strip().lower().replace(" ", "_") for h in header]
@@ -52,7 +58,7 @@ def loads(text: str, *, path: str | None = None) -> list[Result]:
         if need not in cols:
             raise FormatError(f"the header has no {need!r} column", path=path, line=1)
     out = []
-    for row in reader:
+    for row in rows:
         line = reader.line_num
         if not any(cell.strip() for cell in row):
             continue
@@ -67,6 +73,20 @@ def loads(text: str, *, path: str | None = None) -> list[Result]:
         except BoardwrightError as exc:
             raise FormatError(str(exc), path=path, line=line) from None
     return out
+
+
+def _csv_rows(reader: Any, path: str | None) -> Iterator[list[str]]:
+    """The rows of a ``csv.reader``; CSV it cannot read (a cell of more than 131,072
+    characters) is a :class:`FormatError` naming the file and line, not a ``csv.Error``."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise FormatError(f"cannot read it as CSV ({exc})", path=path,
+                              line=reader.line_num) from None
+        yield row
 
 
 def _int(cells: dict[str, str], name: str, path: str | None, line: int) -> int | None:

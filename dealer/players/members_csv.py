@@ -27,7 +27,9 @@ import codecs
 import csv
 import io
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from dealer.players.names import (
     SCHEMES,
@@ -137,6 +139,20 @@ def _roles(header: list[str]) -> tuple[dict[str, int], list[tuple[int, str]], li
     return roles, numbers, ignored
 
 
+def _csv_rows(reader: Any) -> Iterator[list[str]]:
+    """The rows of a ``csv.reader``; CSV it cannot read (a cell of more than 131,072
+    characters, a NUL) is a :class:`PlayerError` naming the line, not a ``csv.Error``."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise PlayerError(f"line {reader.line_num}: cannot read it as CSV ({exc})",
+                              "file") from None
+        yield row
+
+
 def read_members_csv(data: bytes, *, scheme: str = "") -> MemberCsv:
     """The members of a CSV file's bytes. ``scheme`` is the national body of numbers in
     a column that does not say it (``Member number``), unless a scheme column does.
@@ -162,8 +178,9 @@ def read_members_csv(data: bytes, *, scheme: str = "") -> MemberCsv:
     except csv.Error:
         dialect = csv.excel
     reader = csv.reader(io.StringIO(text, newline=""), dialect)
+    rows = _csv_rows(reader)
     header: list[str] = []
-    for row in reader:
+    for row in rows:
         if any(c.strip() for c in row):
             header = row
             break
@@ -179,7 +196,7 @@ def read_members_csv(data: bytes, *, scheme: str = "") -> MemberCsv:
         out.columns["number"] = ", ".join(header[i].strip() for i, _ in numbers)
     seen_numbers: dict[tuple[str, str], int] = {}
     seen_names: dict[str, int] = {}
-    for row in reader:
+    for row in rows:
         if reader.line_num > MAX_LINES:
             out.problems.append(ImportProblem(reader.line_num, "", f"the file has more than "
                                               f"{MAX_LINES} lines: the rest was not read"))
