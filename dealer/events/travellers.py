@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from dealer.contract import Contract
+from dealer.csv_rows import rows as csv_rows
 from dealer.errors import BoardwrightError, FormatError
 from dealer.events.model import Artificial, Result
 
@@ -44,7 +43,8 @@ def loads(text: str, *, path: str | None = None) -> list[Result]:
         raise FormatError("this file is not text (it holds NUL bytes): the results must be "
                           "a CSV file", path=path)
     reader = csv.reader(io.StringIO(text))
-    rows = _csv_rows(reader, path)
+    rows = csv_rows(reader, lambda line, exc: FormatError(f"cannot read it as CSV ({exc})",
+                                                          path=path, line=line))
     try:
         header = next(rows)
     except StopIteration:
@@ -73,20 +73,6 @@ def loads(text: str, *, path: str | None = None) -> list[Result]:
         except BoardwrightError as exc:
             raise FormatError(str(exc), path=path, line=line) from None
     return out
-
-
-def _csv_rows(reader: Any, path: str | None) -> Iterator[list[str]]:
-    """The rows of a ``csv.reader``; CSV it cannot read (a cell of more than 131,072
-    characters) is a :class:`FormatError` naming the file and line, not a ``csv.Error``."""
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            raise FormatError(f"cannot read it as CSV ({exc})", path=path,
-                              line=reader.line_num) from None
-        yield row
 
 
 def _int(cells: dict[str, str], name: str, path: str | None, line: int) -> int | None:

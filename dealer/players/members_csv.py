@@ -27,10 +27,9 @@ import codecs
 import csv
 import io
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
+from dealer.csv_rows import rows as csv_rows
 from dealer.players.names import (
     SCHEMES,
     MemberIn,
@@ -139,20 +138,6 @@ def _roles(header: list[str]) -> tuple[dict[str, int], list[tuple[int, str]], li
     return roles, numbers, ignored
 
 
-def _csv_rows(reader: Any) -> Iterator[list[str]]:
-    """The rows of a ``csv.reader``; CSV it cannot read (a cell of more than 131,072
-    characters, a NUL) is a :class:`PlayerError` naming the line, not a ``csv.Error``."""
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            raise PlayerError(f"line {reader.line_num}: cannot read it as CSV ({exc})",
-                              "file") from None
-        yield row
-
-
 def read_members_csv(data: bytes, *, scheme: str = "") -> MemberCsv:
     """The members of a CSV file's bytes. ``scheme`` is the national body of numbers in
     a column that does not say it (``Member number``), unless a scheme column does.
@@ -178,7 +163,8 @@ def read_members_csv(data: bytes, *, scheme: str = "") -> MemberCsv:
     except csv.Error:
         dialect = csv.excel
     reader = csv.reader(io.StringIO(text, newline=""), dialect)
-    rows = _csv_rows(reader)
+    rows = csv_rows(reader, lambda line, exc: PlayerError(f"line {line}: cannot read it as CSV ({exc})",
+                                                          "file"))
     header: list[str] = []
     for row in rows:
         if any(c.strip() for c in row):
