@@ -22,6 +22,7 @@ from typing import Any
 
 from dealer.board import Board, DealSet
 from dealer.cards import Card
+from dealer.cli._io import time_scale_arg
 from dealer.contract import Contract
 from dealer.errors import BoardwrightError
 from dealer.play import Play
@@ -178,7 +179,7 @@ def add_deal_arguments(p: argparse.ArgumentParser) -> None:
                    help="deal boards (default), or feed dealt hands back N, E, S, W to verify "
                    "them, record a hand-shuffled deal, or rebuild the play (play-scan)")
     p.add_argument("--faults", default="", help="emulator only: e.g. jam@2,duplicate@3")
-    p.add_argument("--time-scale", type=float, default=1.0, help="emulator only: 0.1 = 10x faster")
+    p.add_argument("--time-scale", type=time_scale_arg, default=1.0, help="emulator only: 0.1 = 10x faster")
     p.add_argument("--sample", type=sample_path,
                    help="emulator camera only: save the first frames it saw as PNG")
     p.add_argument("--job", type=int, default=None,

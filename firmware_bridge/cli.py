@@ -14,10 +14,9 @@ import argparse
 import random
 import sys
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from dealer.cli._io import port_arg
+from dealer.cli._io import port_arg, positive_int, time_scale_arg, whole_number
 from firmware_bridge.driver import Machine
 from firmware_bridge.emulator import Emulator
 from firmware_bridge.faults import FaultPlan
@@ -28,18 +27,8 @@ if TYPE_CHECKING:
     from firmware_bridge.simboard import VirtualMachine
 
 
-def _whole_number(low: int, high: int | None, what: str) -> Callable[[str], int]:
-    """An argparse type: a whole number from ``low`` to ``high`` (no upper bound if None)."""
-    def parse(text: str) -> int:
-        if not text.isdigit() or int(text) < low or (high is not None and int(text) > high):
-            raise argparse.ArgumentTypeError(f"{text!r}: {what}")
-        return int(text)
-    return parse
-
-
 #: Board numbers travel as 16 bits in the protocol (docs/protocol.md).
-_BOARD = _whole_number(1, 65535, "a board number here is 1 to 65535")
-_DECKS = _whole_number(1, None, "give 1 or more decks")
+_BOARD = whole_number(1, 65535, "a board number here is 1 to 65535")
 
 
 def _rate(text: str) -> float:
@@ -53,16 +42,6 @@ def _rate(text: str) -> float:
     return value
 
 
-def _time_scale(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 <= value < float("inf"):  # 0: no mechanical delays at all; NaN is refused too
-        raise argparse.ArgumentTypeError(f"the time scale must be 0 or more, not {text}")
-    return value
-
-
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("emulator", help="run a virtual dealing machine on a pty or TCP port")
     where = p.add_mutually_exclusive_group()
@@ -72,14 +51,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="run the reference firmware (firmware_bridge/firmware) on a simulated "
                         "ATmega2560 (simavr) instead of the Python emulator")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="seed for the fault dice")
-    p.add_argument("--time-scale", type=_time_scale, default=1.0, help="0.1 runs 10 times faster")
+    p.add_argument("--time-scale", type=time_scale_arg, default=1.0, help="0.1 runs 10 times faster")
     p.add_argument("--byte-error-rate", type=_rate, default=0.0)
     p.add_argument("--frame-drop-rate", type=_rate, default=0.0)
     p.add_argument("--misfeed-rate", type=_rate, default=0.0)
     p.add_argument("--double-feed-rate", type=_rate, default=0.0)
     p.add_argument("--jam-rate", type=_rate, default=0.0)
     p.add_argument("--board", type=_BOARD, help="insert this board with a shuffled deck in the hopper")
-    p.add_argument("--decks", type=_DECKS, default=1, help="decks to load with --board (default 1)")
+    p.add_argument("--decks", type=positive_int, default=1, help="decks to load with --board (default 1)")
     p.set_defaults(func=cmd_emulator)
 
     m = sub.add_parser("machine", help="talk to a dealing machine")

@@ -226,6 +226,7 @@ def test_vision_options_and_files_out_of_range(
     (["emulator", "--byte-error-rate", "2"], "--byte-error-rate"),
     (["emulator", "--time-scale", "-1"], "--time-scale"),
     (["emulator", "--decks", "0"], "--decks"),
+    (["deal", "x.pbn", "--time-scale", "-1"], "--time-scale"),  # as the emulator's own
     (["serve", "--port", "-1"], "--port"),  # OverflowError from bind()
     (["serve", "--port", "99999"], "--port"),
 ])

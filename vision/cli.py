@@ -22,15 +22,14 @@ import json
 import sys
 from pathlib import Path
 
-from dealer.cli._io import check_not_overwriting, check_output, check_outputs, positive_int
+from dealer.cli._io import (
+    check_not_overwriting,
+    check_output,
+    check_outputs,
+    positive_int,
+    whole_number,
+)
 from dealer.errors import BoardwrightError
-
-
-def _none_or_more(value: str) -> int:
-    """An argparse type for ``--jokers``: a whole number of 0 or more."""
-    if value.isdigit():
-        return int(value)
-    raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of 0 or more")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -61,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     learn.add_argument("--source", required=True,
                        help="frames: 52 sorted cards, jokers, back, then "
                        + " ".join(c.symbol for c in _check_cards()))
-    learn.add_argument("--jokers", type=_none_or_more, default=0, help="joker frames after the 52")
+    learn.add_argument("--jokers", type=whole_number(0, None, "a whole number of 0 or more"), default=0, help="joker frames after the 52")
     learn.add_argument("--back", action="store_true", help="one frame of the card back after the jokers")
     learn.add_argument("--replace", action="store_true", help="overwrite a design of that name")
     learn.add_argument("--patience", type=positive_int, default=None,

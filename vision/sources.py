@@ -22,6 +22,7 @@ reports it and carries on, so one bad file never ends a run).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -99,17 +100,15 @@ class SyntheticSource:
 
     def __iter__(self) -> Iterator[Frame]:
         for i, c in enumerate(self.cards):
-            seed = self.seed * 100_003 + i
+            render = functools.partial(render_card_frame, design=self.design, deck_id=self.deck_id,
+                                       seed=self.seed * 100_003 + i, distortions=self.distortions)
             if c == "back":
-                yield f"{i:04d}-back", render_card_frame(Card(0), design=self.design, deck_id=self.deck_id,
-                                                         seed=seed, distortions=self.distortions, face_up=False)
+                yield f"{i:04d}-back", render(Card(0), face_up=False)
             elif c == "joker":
-                yield f"{i:04d}-joker", render_card_frame(None, design=self.design, deck_id=self.deck_id,
-                                                          seed=seed, distortions=self.distortions, joker=True)
+                yield f"{i:04d}-joker", render(None, joker=True)
             else:
                 card = c if isinstance(c, Card) else Card.parse(c)
-                yield f"{i:04d}-{card}", render_card_frame(card, design=self.design, deck_id=self.deck_id,
-                                                           seed=seed, distortions=self.distortions)
+                yield f"{i:04d}-{card}", render(card)
 
 
 def _synthetic(spec: str) -> SyntheticSource:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -109,6 +109,27 @@ def positive_int(value: str) -> int:
     if number < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, not {number}")
     return number
+
+
+def whole_number(low: int, high: int | None, what: str) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high`` (no upper bound if ``None``);
+    ``what`` says what is wanted."""
+    def parse(text: str) -> int:
+        if not text.isdigit() or int(text) < low or (high is not None and int(text) > high):
+            raise argparse.ArgumentTypeError(f"{text!r}: {what}")
+        return int(text)
+    return parse
+
+
+def time_scale_arg(text: str) -> float:
+    """``--time-scale`` of an emulated machine: 0 (no mechanical delays at all) or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value < float("inf"):  # NaN is refused too
+        raise argparse.ArgumentTypeError(f"the time scale must be 0 or more, not {text}")
+    return value
 
 
 def port_arg(value: str) -> int:
