@@ -92,6 +92,20 @@ def check_not_overwriting(inputs: tuple[str | Path, ...],
                                        "same file; give two names")
 
 
+def read_json_text(path: str | Path, what: str, missing: str) -> str:
+    """The text of a JSON file the command reads (``what``: "secret record"); ``missing``
+    says what to do when it is not there. A folder, a file that cannot be read, or one
+    that is not text (a picture, random bytes) is one clear line naming it."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BoardwrightError(f"{path}: {missing}") from None
+    except OSError as exc:  # a folder, no permission
+        raise BoardwrightError(f"{path}: cannot read the {what}: {exc.strerror}") from None
+    except UnicodeDecodeError:  # a picture, a DUP file, random bytes
+        raise BoardwrightError(f"{path}: not a {what} (it is not JSON text)") from None
+
+
 def write_text(path: str | Path, text: str) -> None:
     """Write a text file; an OS failure is one clear line."""
     try:

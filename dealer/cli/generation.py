@@ -24,6 +24,7 @@ from dealer.cli._io import (
     check_not_overwriting,
     check_output,
     check_outputs,
+    read_json_text,
     read_set,
     say_unsealed,
     unsealing,
@@ -150,15 +151,10 @@ def _write_record(path: Path, secret: bytes, **what: object) -> None:
 
 
 def _read_record(path: Path) -> dict:
+    text = read_json_text(path, "secret record", "no secret record there (it is written beside "
+                          "the set as SET.secret.json)")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BoardwrightError(f"{path}: no secret record there (it is written beside the set "
-                               "as SET.secret.json)") from None
-    except OSError as exc:  # a folder, no permission
-        raise BoardwrightError(f"{path}: cannot read the secret record: {exc.strerror}") from None
-    except UnicodeDecodeError:  # a picture, a DUP file, random bytes
-        raise BoardwrightError(f"{path}: not a secret record (it is not JSON text)") from None
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BoardwrightError(f"{path}, line {exc.lineno}: not a secret record ({exc.msg})") from None
     if not isinstance(data, dict) or data.get("scheme") != RECORD_SCHEME or "secret" not in data:
@@ -303,15 +299,7 @@ def cmd_commit(args: argparse.Namespace) -> int:
 
 
 def _load_public(path: str) -> PublicFile:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BoardwrightError(f"{path}: no such public file") from None
-    except OSError as exc:  # a folder, no permission
-        raise BoardwrightError(f"{path}: cannot read the public file: {exc.strerror}") from None
-    except UnicodeDecodeError:  # a picture, a DUP file, random bytes
-        raise BoardwrightError(f"{path}: not a public file (it is not JSON text)") from None
-    return PublicFile.from_json(text, source=path)
+    return PublicFile.from_json(read_json_text(path, "public file", "no such public file"), source=path)
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
