@@ -66,7 +66,16 @@ reads them (a photo with several whole cards alone in their frames gives one fil
 per card). ``SOURCES.md`` beside the decks names the source, commit, licence and
 counts. Ends with one JSON line.
 
+**As shot** (``--raw``, into ``~/.cache/boardwright/photos-raw``): each photo whose
+only boxes are one card's two corner indices, that card's corners inside the
+photo, kept as the phone took it (the export's stretch undone, nothing else; the
+by-eye calls applied as above). A real corpus comes like this, and the bench
+must bring each card to the gate's scale itself (``vision.photos.gate_view``);
+``bench/vision.py`` reads these as ``<deck> as shot``, the deck learned from its
+gate frames.
+
     .venv/bin/python bench/photos_fetch.py [GIT_DIR] [--out ~/.cache/boardwright/photos]
+    .venv/bin/python bench/photos_fetch.py --raw
 """
 
 from __future__ import annotations
@@ -264,6 +273,23 @@ def cards_in(photo: np.ndarray, boxes: list[Box]) -> tuple[list[tuple[str, np.nd
     return out, why
 
 
+def one_card_photo(photo: np.ndarray, boxes: list[Box]) -> str | None:
+    """The card a photo shows whole and alone, as shot (for ``--raw``), or ``None``: its two
+    corner-index boxes are the photo's only boxes, and its corners lie inside the photo."""
+    names = {b.name for b in boxes}
+    if len(boxes) != 2 or len(names) != 1 or names & NOT_CARDS:
+        return None
+    a, b = boxes
+    span = math.hypot(a.cx - b.cx, a.cy - b.cy)
+    if span < 1:
+        return None
+    corners = card_corners(a, b, span / INDEX_SPAN)
+    h, w = photo.shape[:2]
+    if corners.min() < 0 or corners[:, 0].max() > w or corners[:, 1].max() > h:
+        return None
+    return a.name
+
+
 def left_out_by_eye(path: Path = BY_EYE) -> dict[str, str]:
     """``<CARD>-<photo>`` -> why it is left out: the frames both labellers called cut off,
     or both called not alone.
@@ -288,8 +314,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("git_dir", type=Path, nargs="?", default=DEFAULT_GIT_DIR,
                     help=f"the fetched snapshot of {REPO} (default {DEFAULT_GIT_DIR})")
-    ap.add_argument("--out", type=Path, default=Path.home() / ".cache/boardwright/photos")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="the corpus folder (default ~/.cache/boardwright/photos, or photos-raw with --raw)")
+    ap.add_argument("--raw", action="store_true",
+                    help="write each photo of one whole card as shot (its export's stretch undone, "
+                         "nothing else), for the bench to bring to the gate's scale itself")
     a = ap.parse_args()
+    if a.out is None:
+        a.out = Path.home() / ".cache/boardwright" / ("photos-raw" if a.raw else "photos")
     if not (a.git_dir / "HEAD").exists() and not (a.git_dir / ".git").exists():
         print(f"photos_fetch: no git snapshot at {a.git_dir}: fetch github:{REPO} first "
               f"(the search tool's fetch puts it under /work/.mirror)", file=sys.stderr)
@@ -322,7 +354,12 @@ def main() -> int:
         raw = cv2.imdecode(np.frombuffer(_git(a.git_dir, "show", f"HEAD:{f}", text=False),  # type: ignore[arg-type]
                                          np.uint8), cv2.IMREAD_COLOR)
         photo, sx, sy = unstretch(raw, aspect)
-        found, reasons = cards_in(photo, boxes_of(text, sx, sy, raw.shape[1], raw.shape[0]))
+        boxes = boxes_of(text, sx, sy, raw.shape[1], raw.shape[0])
+        if a.raw:
+            alone = one_card_photo(photo, boxes)
+            found, reasons = ([(alone, photo)], Counter()) if alone else ([], Counter(["not one whole card alone"]))
+        else:
+            found, reasons = cards_in(photo, boxes)
         why.setdefault(deck, Counter()).update(reasons)
         folder = a.out / deck
         folder.mkdir(parents=True, exist_ok=True)
@@ -341,18 +378,20 @@ def main() -> int:
         q.unlink()
     summary = {d: {"frames": sum(c.values()), "cards": len(c), "photos": used_photos[d],
                    "left_out": dict(why.get(d, {}))} for d, c in sorted(decks.items())}
+    kept = ("each photo of one whole card alone kept as shot (`--raw`: the bench brings the card "
+            "to the gate's scale itself)" if a.raw else "each card whole and alone shown at the gate's scale")
     lines = [f"# Real photographs\n\nFrom {DATASET}, licence **CC BY 4.0** (attribution: "
              f"cadyzedevelopmenthub on Roboflow Universe), as exported into the GitHub "
              f"repository {REPO} at commit {commit}.\n\nBuilt by bench/photos_fetch.py: one "
-             f"version of each real photograph (IMG_, WIN_), its export's stretch undone, each "
-             f"card whole and alone shown at the gate's scale, labelled by its two corner-index "
-             f"boxes, and checked by eye (frames two labellers both saw cut off or not alone left "
-             f"out: bench/photos_by_eye.csv).\n\n| deck | frames | cards | photos used | left out |\n|---|---|---|---|---|\n"]
+             f"version of each real photograph (IMG_, WIN_), its export's stretch undone, {kept}, "
+             "labelled by its two corner-index boxes, and checked by eye (frames two labellers both "
+             "saw cut off or not alone left out: bench/photos_by_eye.csv).\n\n"
+             "| deck | frames | cards | photos used | left out |\n|---|---|---|---|---|\n"]
     for d, s in summary.items():
         lo = ", ".join(f"{k} {v}" for k, v in sorted(s["left_out"].items()))
         lines.append(f"| {d} | {s['frames']} | {s['cards']} | {s['photos']} | {lo} |\n")
     (a.out / "SOURCES.md").write_text("".join(lines), encoding="utf-8")
-    print(json.dumps({"bench": "photos_fetch", "source": REPO, "commit": commit,
+    print(json.dumps({"bench": "photos_fetch", "raw": a.raw, "source": REPO, "commit": commit,
                       "licence": "CC BY 4.0", "real_photographs": len(photos), "stale_frames_removed": len(stale),
                       "decks": summary}))
     return 0

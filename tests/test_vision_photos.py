@@ -75,6 +75,27 @@ def test_a_deck_missing_cards_is_reported_not_learned(corpus: Path) -> None:
     assert few.tested == 0
 
 
+def test_photos_as_shot_are_read_with_the_deck_learned_from_its_gate_frames(corpus: Path, tmp_path: Path) -> None:
+    # bench/vision.py's "as shot" decks: learned from another folder of the same deck, every
+    # photo here read but the photos of that learning pass (by name). Shot from twice as
+    # far, each card is too small in the frame as it stands; shown as the gate would show
+    # it (vision.photos.gate_view), it is read.
+    from vision.photos import bench_deck
+
+    shot = tmp_path / "dondorf-phone"
+    shot.mkdir()
+    (shot / "As.jpg").write_bytes((corpus / "dondorf-phone" / "As.jpg").read_bytes())  # of the pass
+    for i, card in enumerate(TESTED[:4]):
+        far = cv2.copyMakeBorder(_photo(card, 500 + i), 480, 480, 640, 640, cv2.BORDER_REPLICATE)
+        cv2.imwrite(str(shot / f"{card}-far.jpg"), far)
+    res = bench_deck(shot, learned_from=corpus / "dondorf-phone")
+    assert res.learned and res.photos == 5 and res.tested == 4
+    assert res.right == 4 and res.wrong == 0
+    fitted = bench_deck(shot, learned_from=corpus / "dondorf-phone", view=fit_frame)
+    assert fitted.right == 0 and fitted.rejected == {"card too small": 4}
+    assert not bench_deck(shot, learned_from=corpus / "incomplete").learned
+
+
 REAL = Path(__file__).parent / "data" / "photos"
 
 
@@ -273,3 +294,63 @@ def test_one_card_beside_a_light_part_of_the_floor_is_never_two_cards() -> None:
     out = locate(cv2.resize(cv2.imread(str(path)), (640, 480), interpolation=cv2.INTER_LINEAR))
     assert not hasattr(out, "quad") and out.reason is Reason.NO_CARD, out
     assert "another card, or a light part of the floor?" in out.detail
+
+
+#: Photos as the phone took them (data/photos/raw: the export's stretch undone, nothing
+#: else), and what the locator says of each fitted into the frame as it stands.
+AS_SHOT = {
+    "3H-IMG_20220921_200614": "card too small",  # a small card on wood, from standing height
+    "10H-IMG_20220921_200523": "card too small",
+    "AH-IMG_20220921_194657": "card too small",  # portrait: fitted into 360×480, 59,716 px
+    "4C-IMG_20220921_194600": "two cards",  # portrait: its edge repeated into streaks each side
+    "3C-IMG_20220921_194531": "two cards",
+    "9C-IMG_20220921_194735": "two cards",
+    "QD-IMG_20220921_194701": "two cards",  # and a court
+}
+
+
+@pytest.mark.parametrize("name", sorted(AS_SHOT))
+def test_a_photo_as_shot_is_shown_as_the_gate_would_show_it(name: str) -> None:
+    # Issue 15, ninth pass: a photo as shot is fitted into the frame whole, so a card shot
+    # from standing height is "too small", and a portrait photo's sides, filled by repeating
+    # its edge, draw streaks that are "two cards". The bench shows each card as the gate's
+    # camera would (vision.photos.gate_view): the photo turned to landscape, the card
+    # brought to the gate's scale and laid level from the photo's own pixels. Then it is
+    # found, and read right with the deck's design.
+    from vision.decision import Reject
+    from vision.index import IndexReader
+    from vision.learn import LearnedDesign
+    from vision.locate import MAX_AREA, MIN_AREA, Located, locate
+    from vision.photos import gate_view
+
+    photo = cv2.imread(str(REAL / "raw" / f"{name}.jpg"))
+    before = locate(fit_frame(photo))
+    assert isinstance(before, Reject) and before.reason.value == AS_SHOT[name], before
+    view = gate_view(photo)
+    assert view.shape == (480, 640, 3)
+    found = locate(view)
+    assert isinstance(found, Located), found
+    assert MIN_AREA <= found.area <= MAX_AREA
+    turned = fit_frame(np.rot90(photo, -1).copy() if photo.shape[0] > photo.shape[1] else photo)
+    if isinstance(locate(turned), Located):
+        assert np.array_equal(view, turned)  # turning the portrait photo was enough
+    else:  # brought to the gate's scale, and laid level as the gate lays a card
+        quad = found.quad.reshape(-1, 2)
+        sides = np.roll(quad, -1, axis=0) - quad
+        longest = sides[int(np.argmax(np.hypot(sides[:, 0], sides[:, 1])))]
+        tilt = abs(np.degrees(np.arctan2(longest[1], longest[0])))
+        assert min(tilt, 180 - tilt) < 3
+    out = IndexReader(LearnedDesign.load(REAL / "phone-standard.npz")).read(view)
+    assert out.accepted and out.card == card_of_name(name), out.label
+
+
+def test_a_frame_the_gate_could_show_is_left_as_it_is() -> None:
+    # Only what the camera shows is chosen: a frame whose card is found is not touched, and
+    # one with no card-shaped outline (a blank table) is only fitted, never cropped.
+    from vision.photos import gate_view
+
+    frame = cv2.resize(cv2.imread(str(REAL / "2C-IMG_20220921_194205.jpg")), (640, 480),
+                       interpolation=cv2.INTER_LINEAR)
+    assert np.array_equal(gate_view(frame), frame)
+    table = np.full((900, 600, 3), 120, np.uint8)  # portrait: turned, then fitted
+    assert np.array_equal(gate_view(table), fit_frame(np.rot90(table).copy()))

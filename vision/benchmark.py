@@ -39,6 +39,7 @@ from vision.render import CONDITIONS, GATE_LIKE, render_card_frame
 
 #: Where a real-photograph corpus is looked for (``--photos`` or ``$BOARDWRIGHT_PHOTOS`` overrides).
 DEFAULT_PHOTOS = Path.home() / ".cache" / "boardwright" / "photos"
+DEFAULT_AS_SHOT = Path.home() / ".cache" / "boardwright" / "photos-raw"
 SYNTHETIC_DESIGNS = ("standard", "classic", "jumbo", "dutch", "german", "french", "swedish")
 #: Real decks drawn by other people (Debian's SVG decks, see vision/real_decks.py).
 REAL_DESIGNS = ("dondorf", "bonded", "nicu-white", "xskat-french", "tigullio")  # paris: its ♣A is cut wrongly off the sheet
@@ -182,6 +183,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--photos", default=os.environ.get("BOARDWRIGHT_PHOTOS", str(DEFAULT_PHOTOS)),
                     help="folder of real photographs, one sub-folder per deck (see vision/photos.py); "
                          "read as the condition 'real photos' when it exists")
+    ap.add_argument("--as-shot", default=os.environ.get("BOARDWRIGHT_PHOTOS_AS_SHOT", str(DEFAULT_AS_SHOT)),
+                    help="folder of real photographs as the camera took them, one sub-folder per deck "
+                         "(bench/photos_fetch.py --raw); each deck is learned from the same deck under "
+                         "--photos when there is one, and every photo is shown as the gate would "
+                         "(vision.photos.gate_view)")
     args = ap.parse_args(argv)
     import cv2
 
@@ -231,19 +237,27 @@ def main(argv: list[str] | None = None) -> int:
         pool.terminate()
     pool.join()
     args.interrupted = interrupted
-    args.real_photos = photo_results(args.photos) if not interrupted else {}
+    args.real_photos = photo_results(args.photos, args.as_shot) if not interrupted else {}
     elapsed = time.time() - t0
     return report(cells, elapsed, args)
 
 
-def photo_results(folder: str) -> dict[str, Any]:
-    """The real-photograph condition, per deck (an empty dict when there is no corpus)."""
-    from vision.photos import bench_photos
+def photo_results(folder: str, as_shot: str = "") -> dict[str, Any]:
+    """The real-photograph condition, per deck (an empty dict when there is no corpus); and
+    the photos as shot, per deck, as ``"<deck> as shot"``."""
+    from vision.photos import bench_deck, bench_photos
 
+    out: dict[str, Any] = {}
     if not folder or not Path(folder).is_dir():
         print(f"real photos: no corpus at {folder!r} (see vision/photos.py)", file=sys.stderr, flush=True)
-        return {}
-    return {name: r.as_dict() for name, r in bench_photos(folder).items()}
+    else:
+        out = {name: r.as_dict() for name, r in bench_photos(folder).items()}
+    if as_shot and Path(as_shot).is_dir():
+        for deck in sorted(d for d in Path(as_shot).iterdir() if d.is_dir()):
+            teacher = Path(folder) / deck.name if folder else None
+            out[f"{deck.name} as shot"] = bench_deck(
+                deck, learned_from=teacher if teacher is not None and teacher.is_dir() else None).as_dict()
+    return out
 
 
 def per_design(cells: dict[tuple[str, str], dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -326,7 +340,9 @@ def report(cells: dict[tuple[str, str], dict[str, Any]], elapsed: float, args: a
         total_wrong += rec_wrong
     photos = getattr(args, "real_photos", {})
     if photos:
-        print("\n== index, real photos (learned from 52 photos of each deck, the others read)")
+        print("\n== index, real photos (learned from 52 photos of each deck, the others read; "
+              "'as shot': the photos as the camera took them, the deck learned from its gate frames "
+              "above, the photos of that pass not read)")
         print(f"{'deck':<22} {'photos':>6} {'tested':>6} {'right':>6} {'WRONG':>6} {'accepted':>9} "
               f"{'courts':>9} {'numbers':>9}  rejected (reasons) / not learned")
         for name, d in photos.items():

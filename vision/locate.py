@@ -174,7 +174,7 @@ def locate(frame: np.ndarray, grey: np.ndarray | None = None) -> Located | Rejec
         # second large shape there, and neither other way saw two cards. Not "two cards"
         # for one card (issue 15: a 10♣ beside a white table's edge, 10C-…200624).
         return Reject(Reason.NO_CARD, f"{first.detail}, on a floor that is not dark: another card, "
-                      "or a light part of the floor?")
+                      "or a light part of the floor?", first.evidence)
     return first
 
 
@@ -310,7 +310,8 @@ def _outline(mask: np.ndarray, frame_area: int, *, light: bool = False) -> np.nd
     quad, quad_area, ratio, fill, single = _shape(outline)
     if len(big) > 1 and cv2.contourArea(big[1]) * 4 >= MIN_AREA / 4:
         if _card_like(ratio, fill, quad_area):
-            return Reject(Reason.TWO_CARDS, "a card and another card-sized shape on the gate")
+            return Reject(Reason.TWO_CARDS, "a card and another card-sized shape on the gate",
+                          {"outline": quad * 2 + 0.5})
         joined = np.vstack([big[0], big[1]])
         uq, u_area, u_ratio, _, _ = _shape(joined)
         pieces = (cv2.contourArea(big[0]) + cv2.contourArea(big[1])) * 4
@@ -340,11 +341,14 @@ def _outline(mask: np.ndarray, frame_area: int, *, light: bool = False) -> np.nd
                       "not a card's 1.40 (two cards end to end?)")
     if not CARD_RATIO[0] <= ratio <= CARD_RATIO[1]:
         return Reject(Reason.NO_CARD, f"outline is {ratio:.2f} times as long as wide, not a card's 1.40")
+    # A card-shaped outline at the wrong scale says where it is (full-size pixels), so a
+    # caller that can bring the camera closer, or farther (the photographs' bench), can.
+    where = {"outline": quad * 2 + 0.5}
     if quad_area < MIN_AREA:
         return Reject(Reason.TOO_SMALL, f"the card covers {quad_area:.0f} px, under the "
-                      f"{MIN_AREA} needed to read its index: bring the camera closer")
+                      f"{MIN_AREA} needed to read its index: bring the camera closer", where)
     if quad_area > MAX_AREA or quad_area > 0.85 * frame_area:
-        return Reject(Reason.NO_CARD, f"shape of {quad_area:.0f} px is too large for one card")
+        return Reject(Reason.NO_CARD, f"shape of {quad_area:.0f} px is too large for one card", where)
     return _fit_edges(quad, outline) * 2 + 0.5
 
 
