@@ -362,11 +362,11 @@ def main() -> int:
             found, reasons = cards_in(photo, boxes)
         why.setdefault(deck, Counter()).update(reasons)
         folder = a.out / deck
-        folder.mkdir(parents=True, exist_ok=True)
         for name, frame in found:
             if (seen := by_eye.get(f"{name}-{base}")) is not None:
                 why[deck][seen] += 1
                 continue
+            folder.mkdir(parents=True, exist_ok=True)  # (a deck with no frame has no folder)
             cv2.imwrite(str(folder / f"{name}-{base}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
             written.add(folder / f"{name}-{base}.jpg")
             decks.setdefault(deck, Counter())[name] += 1
@@ -390,6 +390,7 @@ def main() -> int:
     for d, s in summary.items():
         lo = ", ".join(f"{k} {v}" for k, v in sorted(s["left_out"].items()))
         lines.append(f"| {d} | {s['frames']} | {s['cards']} | {s['photos']} | {lo} |\n")
+    a.out.mkdir(parents=True, exist_ok=True)
     (a.out / "SOURCES.md").write_text("".join(lines), encoding="utf-8")
     print(json.dumps({"bench": "photos_fetch", "raw": a.raw, "source": REPO, "commit": commit,
                       "licence": "CC BY 4.0", "real_photographs": len(photos), "stale_frames_removed": len(stale),

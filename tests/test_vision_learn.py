@@ -130,3 +130,43 @@ def test_read_limit_applies_to_folders_and_an_empty_folder_is_an_error(
     empty.mkdir()
     assert main(["vision", "read", str(empty), "--barcode"]) == 2
     assert "no frames to read" in capsys.readouterr().err
+
+
+def _cover_corner(frame: np.ndarray, *, turned: bool) -> np.ndarray:
+    """The frame with one corner index of its card painted over in the card's paper."""
+    from vision.locate import FACE_H, FACE_W, locate
+
+    found = locate(frame)
+    face = found.face
+    paper = np.median(face[150:270, 8:20].reshape(-1, 3), axis=0)  # the margin beside the pips
+    box = np.array([[0, 0], [96, 0], [96, 140], [0, 140]], np.float32)
+    if turned:
+        box = np.array([FACE_W, FACE_H], np.float32) - box
+    pts = cv2.perspectiveTransform(box[None], np.linalg.inv(found.face_transform))[0]
+    out = frame.copy()
+    cv2.fillConvexPoly(out, np.rint(pts).astype(np.int32), paper.tolist())
+    return out
+
+
+def test_a_card_of_the_pass_with_one_corner_unusable_is_learned_from_the_other(
+        frames: dict[Card, np.ndarray], shown: list[tuple[Card, np.ndarray]]) -> None:
+    # Issue 15, ninth pass: a real photo's corner in a shadow, or its rank run into its suit
+    # at the photo's resolution, refused the whole pass, though the card is the one its
+    # place says and its other corner shows its rank and suit. That corner now stands for
+    # both; a card with neither corner usable is still refused, naming the frame.
+    cards = _order((S, H, D, C), "A..2")
+    covered = dict(frames)
+    jh, c7 = Card.parse("HJ"), Card.parse("C7")
+    covered[jh] = _cover_corner(frames[jh], turned=False)
+    covered[c7] = _cover_corner(frames[c7], turned=True)
+    design = learn("std", _pass(covered, cards))
+    assert design.order.endswith("(bridge order)")
+    reader = IndexReader(design)
+    for card, seed in ((jh, 5), (c7, 6)):
+        out = reader.read(render_card_frame(card, design="standard", seed=seed))
+        assert out.accepted and out.card == card, out
+    assert all(not o.accepted or o.card == c for c, o in ((c, reader.read(f)) for c, f in shown))
+    covered[jh] = _cover_corner(covered[jh], turned=True)
+    with pytest.raises(LearnError, match=rf"frame f{cards.index(jh):02d} \(card {cards.index(jh) + 1} "
+                                         r"of the pass\), top-left index: no index in the corner"):
+        learn("std", _pass(covered, cards))

@@ -185,9 +185,8 @@ def main(argv: list[str] | None = None) -> int:
                          "read as the condition 'real photos' when it exists")
     ap.add_argument("--as-shot", default=os.environ.get("BOARDWRIGHT_PHOTOS_AS_SHOT", str(DEFAULT_AS_SHOT)),
                     help="folder of real photographs as the camera took them, one sub-folder per deck "
-                         "(bench/photos_fetch.py --raw); each deck is learned from the same deck under "
-                         "--photos when there is one, and every photo is shown as the gate would "
-                         "(vision.photos.gate_view)")
+                         "(bench/photos_fetch.py --raw), read as '<deck> as shot'; every photo is "
+                         "shown as the gate would show its card (vision.photos.gate_view)")
     args = ap.parse_args(argv)
     import cv2
 
@@ -254,9 +253,7 @@ def photo_results(folder: str, as_shot: str = "") -> dict[str, Any]:
         out = {name: r.as_dict() for name, r in bench_photos(folder).items()}
     if as_shot and Path(as_shot).is_dir():
         for deck in sorted(d for d in Path(as_shot).iterdir() if d.is_dir()):
-            teacher = Path(folder) / deck.name if folder else None
-            out[f"{deck.name} as shot"] = bench_deck(
-                deck, learned_from=teacher if teacher is not None and teacher.is_dir() else None).as_dict()
+            out[f"{deck.name} as shot"] = bench_deck(deck).as_dict()
     return out
 
 
@@ -341,8 +338,7 @@ def report(cells: dict[tuple[str, str], dict[str, Any]], elapsed: float, args: a
     photos = getattr(args, "real_photos", {})
     if photos:
         print("\n== index, real photos (learned from 52 photos of each deck, the others read; "
-              "'as shot': the photos as the camera took them, the deck learned from its gate frames "
-              "above, the photos of that pass not read)")
+              "'as shot': the photos as the camera took them)")
         print(f"{'deck':<22} {'photos':>6} {'tested':>6} {'right':>6} {'WRONG':>6} {'accepted':>9} "
               f"{'courts':>9} {'numbers':>9}  rejected (reasons) / not learned")
         for name, d in photos.items():

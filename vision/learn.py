@@ -270,16 +270,27 @@ def _locate(frame_name: str, frame: np.ndarray | None, label: str) -> Located:
 
 def _frame_glyphs(frame_name: str, found: Located, label: str, single_ok: bool,
                   roi_size: tuple[int, int]) -> tuple[Glyphs, Glyphs]:
+    """Both corners' glyphs, or (a card of the pass) one corner's twice when the other
+    cannot be used: a real photo's corner in a shadow, or its rank run into its suit at
+    the photo's resolution (issue 15, ninth pass). The card is the one its place in the
+    pass says either way; one corner teaches its rank and suit as well as two, only from
+    one sample. With neither corner usable the frame is refused, naming the corner."""
     both = (corner_glyphs(found.face, roi_size=roi_size),
             corner_glyphs(found.face, turned=True, roi_size=roi_size))
+    why = []
     for corner, g in zip(("top-left", "bottom-right"), both, strict=True):
         if isinstance(g, Reject):
-            raise LearnError(f"frame {frame_name} ({label}), {corner} index: "
-                             f"{g.detail or g.reason.value}")
-        if not single_ok and g.single is not None:
-            raise LearnError(f"frame {frame_name} ({label}), {corner} index: "
-                             "rank and suit could not be told apart")
-    return both[0], both[1]  # type: ignore[return-value]
+            why.append(f"frame {frame_name} ({label}), {corner} index: {g.detail or g.reason.value}")
+        elif not single_ok and g.single is not None:
+            why.append(f"frame {frame_name} ({label}), {corner} index: rank and suit could not be told apart")
+        else:
+            why.append("")
+    if not any(why):
+        return both[0], both[1]  # type: ignore[return-value]
+    usable = [g for g, w in zip(both, why, strict=True) if not w]
+    if single_ok or not usable:
+        raise LearnError(next(w for w in why if w))
+    return usable[0], usable[0]  # type: ignore[return-value]
 
 
 def learn(name: str, frames: Iterable[tuple[str, np.ndarray | None]], *, jokers: int = 0,

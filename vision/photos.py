@@ -253,25 +253,15 @@ def _learning_pass(folder: Path, by_card: dict[Card, list[Path]], res: DeckResul
     return None
 
 
-def bench_deck(folder: Path, *, learned_from: Path | None = None,
-               view: Callable[[np.ndarray], np.ndarray] = gate_view) -> DeckResult:
+def bench_deck(folder: Path, view: Callable[[np.ndarray], np.ndarray] = gate_view) -> DeckResult:
     """Learn one deck from 52 of its photos and read all the others.
 
-    ``learned_from``: learn the same deck from that folder's photos instead, and read
-    every photo here but the ones of the learning pass (by file name: the same photo
-    shot, in another corpus). ``view``: how a photo is shown to the gate (the bench's
-    :func:`gate_view`, or :func:`fit_frame` to see what it does).
+    ``view``: how a photo is shown to the gate (:func:`gate_view`, or :func:`fit_frame`
+    to see what that step does).
     """
     res = DeckResult(folder.name)
     by_card = _by_card(folder, res)
-    if learned_from is None:
-        learned = _learning_pass(folder, by_card, res, view)
-    else:
-        teacher = DeckResult(learned_from.name)
-        learned = _learning_pass(learned_from, _by_card(learned_from, teacher), teacher, view)
-        res.reshown = teacher.reshown
-        if learned is None:
-            res.not_learned = f"{learned_from}: {teacher.not_learned}"
+    learned = _learning_pass(folder, by_card, res, view)
     if learned is None:
         return res
     design, taught = learned
