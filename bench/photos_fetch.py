@@ -70,7 +70,7 @@ counts. Ends with one JSON line.
 only boxes are one card's two corner indices, that card's corners inside the
 photo, kept as the phone took it (the export's stretch undone, nothing else; the
 by-eye calls applied as above). A real corpus comes like this, and the bench
-must bring each card to the gate's scale itself (``vision.photos.gate_view``);
+must bring each card to the gate's scale itself (``vision.gate_view.gate_view``);
 ``bench/vision.py`` reads these as ``<deck> as shot``, the deck learned from its
 gate frames.
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from dealer.cards import Card
@@ -109,3 +110,49 @@ def test_video_file_and_folder_sources(tmp_path: Path) -> None:
     for i, f in enumerate(frames):
         cv2.imwrite(str(tmp_path / f"{i}.png"), f)
     assert [n for n, _ in FolderSource(tmp_path)] == ["0.png", "1.png", "2.png", "3.png"]
+
+
+def test_pictures_of_another_size_are_shown_as_the_gate_would_show_them(tmp_path: Path) -> None:
+    # Issue 15, ninth pass: the readers take the gate's 640×480 frame. A phone's photo of
+    # any size (here a card shot from twice as far, 2560×1920) is shown as the gate would
+    # show its card, and read; a 640×480 frame is read as it is; a video of another size
+    # (1280×720) is fitted into 640×480, never zoomed.
+    from vision.barcode import BarcodeReader
+    from vision.decision import Reason
+    from vision.locate import Located, locate
+
+    gate = render_card_frame(Card.parse("HQ"), design="qr", seed=5)
+    far = cv2.copyMakeBorder(cv2.resize(gate, (1280, 960), interpolation=cv2.INTER_CUBIC),
+                             480, 480, 640, 640, cv2.BORDER_REPLICATE)
+    cv2.imwrite(str(tmp_path / "a-gate.png"), gate)
+    cv2.imwrite(str(tmp_path / "b-phone.jpg"), far)
+    got = dict(FolderSource(tmp_path))
+    assert np.array_equal(got["a-gate.png"], gate)
+    assert isinstance(locate(got["b-phone.jpg"]), Located)
+    assert locate(cv2.resize(far, (640, 480), interpolation=cv2.INTER_AREA)).reason is Reason.TOO_SMALL
+    assert BarcodeReader("zxing", "qr").read(got["b-phone.jpg"]).card == Card.parse("HQ")
+    video = tmp_path / "hd.avi"
+    w = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (1280, 720))
+    w.write(cv2.resize(gate, (1280, 720)))
+    w.release()
+    ((_, frame),) = list(open_source(str(video)))
+    assert frame is not None and frame.shape == (480, 640, 3)
+    assert np.array_equal(frame[:60], np.repeat(frame[60:61], 60, axis=0))  # fitted: edge repeated
+
+
+def test_a_gate_sized_frame_of_a_card_beside_another_shape_is_never_looked_past() -> None:
+    # A card beside another large shape in a picture of another size (a portrait phone
+    # photo, here a real one on black glass with a light strip at its edge) is brought to
+    # the gate's scale. The same picture given as a 640×480 frame may be the gate's own,
+    # a double feed there: it is only fitted, and stays "two cards".
+    from vision.decision import Reason
+    from vision.gate_view import fit_frame, gate_view
+    from vision.locate import Located, locate
+
+    photo = cv2.imread(str(Path(__file__).parent / "data" / "photos" / "raw" / "4C-IMG_20220921_194600.jpg"))
+    assert photo.shape[:2] == (640, 480)
+    assert isinstance(locate(gate_view(photo)), Located)
+    as_gate = np.ascontiguousarray(np.rot90(photo, -1))
+    assert as_gate.shape[:2] == (480, 640)
+    assert np.array_equal(gate_view(as_gate), fit_frame(as_gate))
+    assert locate(gate_view(as_gate)).reason is Reason.TWO_CARDS

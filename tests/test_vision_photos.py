@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 
 from dealer.cards import Card
+from vision.gate_view import fit_frame
 from vision.learn import bridge_order
-from vision.photos import bench_photos, card_of_name, fit_frame
+from vision.photos import bench_photos, card_of_name
 from vision.render import render_card_frame
 
 TESTED = [Card.parse(c) for c in ("SJ", "HQ", "DK", "C5", "SA", "D9", "H2", "CT", "SK", "DQ")]
@@ -78,7 +79,7 @@ def test_a_deck_missing_cards_is_reported_not_learned(corpus: Path) -> None:
 def test_a_deck_shot_from_afar_is_learned_and_read_as_the_gate_would_see_it(corpus: Path, tmp_path: Path) -> None:
     # bench/vision.py's "as shot" decks: every photo shot from twice as far as the
     # corpus's, so each card is too small in the frame as it stands. Shown as the gate
-    # would show it (vision.photos.gate_view), the deck is learned from its own photos and
+    # would show it (vision.gate_view.gate_view), the deck is learned from its own photos and
     # the others read; fitted whole (fit_frame), not one card of the pass is found.
     from vision.photos import bench_deck
 
@@ -316,14 +317,14 @@ def test_a_photo_as_shot_is_shown_as_the_gate_would_show_it(name: str) -> None:
     # Issue 15, ninth pass: a photo as shot is fitted into the frame whole, so a card shot
     # from standing height is "too small", and a portrait photo's sides, filled by repeating
     # its edge, draw streaks that are "two cards". The bench shows each card as the gate's
-    # camera would (vision.photos.gate_view): the photo turned to landscape, the card
+    # camera would (vision.gate_view.gate_view): the photo turned to landscape, the card
     # brought to the gate's scale and laid level from the photo's own pixels. Then it is
     # found, and read right with the deck's design.
     from vision.decision import Reject
+    from vision.gate_view import gate_view
     from vision.index import IndexReader
     from vision.learn import LearnedDesign
     from vision.locate import MAX_AREA, MIN_AREA, Located, locate
-    from vision.photos import gate_view
 
     photo = cv2.imread(str(REAL / "raw" / f"{name}.jpg"))
     before = locate(fit_frame(photo))
@@ -349,7 +350,7 @@ def test_a_photo_as_shot_is_shown_as_the_gate_would_show_it(name: str) -> None:
 def test_a_frame_the_gate_could_show_is_left_as_it_is() -> None:
     # Only what the camera shows is chosen: a frame whose card is found is not touched, and
     # one with no card-shaped outline (a blank table) is only fitted, never cropped.
-    from vision.photos import gate_view
+    from vision.gate_view import gate_view
 
     frame = cv2.resize(cv2.imread(str(REAL / "2C-IMG_20220921_194205.jpg")), (640, 480),
                        interpolation=cv2.INTER_LINEAR)

@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--as-shot", default=os.environ.get("BOARDWRIGHT_PHOTOS_AS_SHOT", str(DEFAULT_AS_SHOT)),
                     help="folder of real photographs as the camera took them, one sub-folder per deck "
                          "(bench/photos_fetch.py --raw), read as '<deck> as shot'; every photo is "
-                         "shown as the gate would show its card (vision.photos.gate_view)")
+                         "shown as the gate would show its card (vision.gate_view.gate_view)")
     args = ap.parse_args(argv)
     import cv2
 

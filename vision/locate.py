@@ -311,7 +311,7 @@ def _outline(mask: np.ndarray, frame_area: int, *, light: bool = False) -> np.nd
     if len(big) > 1 and cv2.contourArea(big[1]) * 4 >= MIN_AREA / 4:
         if _card_like(ratio, fill, quad_area):
             return Reject(Reason.TWO_CARDS, "a card and another card-sized shape on the gate",
-                          {"outline": quad * 2 + 0.5})
+                          {"outline": quad * 2 + 0.5, "another_shape": True})
         joined = np.vstack([big[0], big[1]])
         uq, u_area, u_ratio, _, _ = _shape(joined)
         pieces = (cv2.contourArea(big[0]) + cv2.contourArea(big[1])) * 4

@@ -43,12 +43,12 @@ import numpy as np
 
 from dealer.cards import Card, CardError
 from vision.decision import Reject
+from vision.gate_view import gate_view
 from vision.index import IndexReader
 from vision.learn import LearnedDesign, LearnError, bridge_order, learn
 from vision.locate import Located, locate
 from vision.sources import IMAGE_SUFFIXES
 
-FRAME_W, FRAME_H = 640, 480
 MAX_RESHOWN = 20  # cards of the learning pass shown again (the learner named their frame)
 
 
@@ -59,97 +59,6 @@ def card_of_name(name: str) -> Card | None:
         return Card.parse(token)
     except CardError:
         return None
-
-
-def fit_frame(photo: np.ndarray) -> np.ndarray:
-    """The photo scaled (down only) to fit 640×480, the rest filled by repeating its edge."""
-    return _fitted(photo)[0]
-
-
-def _fitted(photo: np.ndarray) -> tuple[np.ndarray, float, int, int]:
-    """:func:`fit_frame`, and its scale and the photo's offset (left, top) in the frame."""
-    h, w = photo.shape[:2]
-    s = min(FRAME_W / w, FRAME_H / h, 1.0)
-    if s < 1.0:
-        photo = cv2.resize(photo, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
-    h, w = photo.shape[:2]
-    top, left = (FRAME_H - h) // 2, (FRAME_W - w) // 2
-    frame = cv2.copyMakeBorder(photo, top, FRAME_H - h - top, left, FRAME_W - w - left, cv2.BORDER_REPLICATE)
-    return frame, s, left, top
-
-
-def gate_view(photo: np.ndarray) -> np.ndarray:
-    """The photo as the gate's camera would show its card: level-ish, at the gate's scale.
-
-    The gate's camera sees every card at one scale, the long side level; a
-    photograph is taken from any distance, either way up. So, as an operator
-    would bring a card to the camera:
-
-    1. a portrait photo is turned a quarter (the gate's frame is 4:3 landscape,
-       and filling a portrait photo's sides by repeating its edge draws streaks
-       that look like more cards);
-    2. it is fitted into 640×480 (:func:`fit_frame`);
-    3. when the locator finds one card-shaped outline there, only too small or
-       too large to read (a phone photo of a card on a table, from a standing
-       height), the card is brought to the gate's scale (:data:`CARD_AREA`)
-       and laid level from the photo's own pixels, at most
-       :data:`MAX_ENLARGE` times their size; past the photo, its edge is
-       repeated.
-
-    Whatever the locator says of the result is the reader's to say again: this
-    only chooses what the camera shows.
-    """
-    h, w = photo.shape[:2]
-    if h > w:
-        photo = cv2.rotate(photo, cv2.ROTATE_90_CLOCKWISE)
-    frame, s, left, top = _fitted(photo)
-    found = locate(frame)
-    if isinstance(found, Located) or "outline" not in found.evidence:
-        return frame
-    quad = (np.asarray(found.evidence["outline"], np.float64) - (left, top)) / s  # photo pixels
-    return _card_to_gate(photo, quad)
-
-
-#: The card's area in a gate view of a photo (px of 640×480): about a gate card's, and the
-#: real-photograph corpus's (bench/photos_fetch.py).
-CARD_AREA = 95_000
-MAX_CARD = 180_000  # brought closer, up to this, rather than show the photo's edge repeated
-MAX_ENLARGE = 2.5
-
-
-def _card_to_gate(photo: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """The 640×480 frame with the card whose outline is ``quad`` (photo pixels) at its
-    centre, long side level, covering :data:`CARD_AREA`: brought closer, up to
-    :data:`MAX_CARD`, while the frame would reach past the photo (the photo's own floor
-    is better than its edge repeated, whose streaks look like more cards); enlarged
-    :data:`MAX_ENLARGE` times at most."""
-    area = float(cv2.contourArea(quad.astype(np.float32)))
-    sides = np.roll(quad, -1, axis=0) - quad
-    long_side = sides[int(np.argmax(np.hypot(sides[:, 0], sides[:, 1])))]
-    angle = float(np.degrees(np.arctan2(long_side[1], long_side[0])))
-    cx, cy = quad.mean(axis=0)
-    h, w = photo.shape[:2]
-
-    def view(scale: float) -> np.ndarray:
-        m = cv2.getRotationMatrix2D((float(cx), float(cy)), angle, scale)
-        m[:, 2] += (FRAME_W / 2 - cx, FRAME_H / 2 - cy)
-        return m
-
-    def reaches_past(m: np.ndarray) -> bool:
-        corners = np.array([[0, 0, 1], [FRAME_W, 0, 1], [FRAME_W, FRAME_H, 1], [0, FRAME_H, 1]], float)
-        back = corners @ cv2.invertAffineTransform(m).T
-        return bool(((back < -1) | (back > (w + 1, h + 1))).any())
-
-    most = min(float(np.sqrt(MAX_CARD / max(area, 1.0))), MAX_ENLARGE)
-    scale = min(float(np.sqrt(CARD_AREA / max(area, 1.0))), most)
-    while scale * 1.05 <= most and reaches_past(view(scale)):
-        scale *= 1.05
-    if scale < 1.0:  # shrink with area averaging first, then turn: no aliasing
-        photo = cv2.resize(photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        cx, cy, area, scale = cx * scale, cy * scale, area * scale * scale, 1.0
-    return cv2.warpAffine(photo, view(scale), (FRAME_W, FRAME_H),
-                          flags=cv2.INTER_CUBIC if scale > 1 else cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
 
 
 @dataclass

@@ -9,6 +9,10 @@ reports it and carries on, so one bad file never ends a run).
 - a folder: every image in it, in name order;
 - an image file: that one image;
 - a video file: each frame, named by its number;
+
+(a picture that is not 640×480, the gate's frame, is shown as the gate would show its
+card, :mod:`vision.gate_view`; a camera is asked for 640×480, and a video's frames of
+another size are fitted into it)
 - ``camera:0`` (a device index) or an ``rtsp://`` / ``http://`` URL: a live capture;
 - ``synthetic:design=standard,cards=sorted,seed=1,distortions=normal,deck=7``:
   the renderer. ``cards`` is a ``+``-separated list of cards (``SA+TD``),
@@ -31,6 +35,7 @@ import numpy as np
 
 from dealer.cards import Card
 from dealer.errors import BoardwrightError
+from vision.gate_view import FRAME_H, FRAME_W, fit_frame, gate_view, is_gate_frame
 from vision.render import CONDITIONS, render_card_frame
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".pgm", ".ppm"}
@@ -39,6 +44,16 @@ Frame = tuple[str, "np.ndarray | None"]
 
 class SourceError(BoardwrightError):
     """A frame source could not be opened."""
+
+
+def picture(path: Path) -> np.ndarray | None:
+    """An image file as a frame: a 640×480 frame as it is, any other picture (a phone's
+    photo, another camera's frame) shown as the gate would show its card
+    (:func:`vision.gate_view.gate_view`); ``None`` when it cannot be decoded."""
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None or is_gate_frame(img):
+        return img
+    return gate_view(img)
 
 
 class FolderSource:
@@ -52,7 +67,7 @@ class FolderSource:
 
     def __iter__(self) -> Iterator[Frame]:
         for p in self.files:
-            yield p.name, cv2.imread(str(p), cv2.IMREAD_COLOR)  # None if unreadable
+            yield p.name, picture(p)  # None if unreadable
 
 
 class ImageSource:
@@ -62,7 +77,7 @@ class ImageSource:
         self.path = Path(path)
 
     def __iter__(self) -> Iterator[Frame]:
-        yield self.path.name, cv2.imread(str(self.path), cv2.IMREAD_COLOR)
+        yield self.path.name, picture(self.path)
 
 
 class CaptureSource:
@@ -75,13 +90,18 @@ class CaptureSource:
         cap = cv2.VideoCapture(self.target)
         if not cap.isOpened():
             raise SourceError(f"cannot open video source {self.target!r}")
+        if isinstance(self.target, int):  # a camera: ask for the gate's frame size
+            cap.set(cv2.CAP_PROP_FRAME_WIDTH, FRAME_W)
+            cap.set(cv2.CAP_PROP_FRAME_HEIGHT, FRAME_H)
         try:
             n = 0
             while self.limit is None or n < self.limit:
                 ok, frame = cap.read()
                 if not ok:
                     break
-                yield f"frame{n:05d}", frame
+                # A camera that will not give 640×480, or a video of another size: fitted
+                # into the gate's frame (never zoomed: the gate's camera does not move).
+                yield f"frame{n:05d}", frame if is_gate_frame(frame) else fit_frame(frame)
                 n += 1
         finally:
             cap.release()
