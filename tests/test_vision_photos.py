@@ -309,6 +309,10 @@ AS_SHOT = {
     "3C-IMG_20220921_194531": "two cards",
     "9C-IMG_20220921_194735": "two cards",
     "QD-IMG_20220921_194701": "two cards",  # and a court
+    # Found only when the photo's middle is looked at closer: a court on dark wood with
+    # another card at the photo's corner, and a 10 on white laminate beside another card.
+    "JS-IMG_20220921_195958": "no card found",
+    "10H-IMG_20220921_195318": "background too light",
 }
 
 
@@ -321,7 +325,7 @@ def test_a_photo_as_shot_is_shown_as_the_gate_would_show_it(name: str) -> None:
     # brought to the gate's scale and laid level from the photo's own pixels. Then it is
     # found, and read right with the deck's design.
     from vision.decision import Reject
-    from vision.gate_view import gate_view
+    from vision.gate_view import CENTRE_ZOOMS, _centre, gate_view
     from vision.index import IndexReader
     from vision.learn import LearnedDesign
     from vision.locate import MAX_AREA, MIN_AREA, Located, locate
@@ -334,15 +338,19 @@ def test_a_photo_as_shot_is_shown_as_the_gate_would_show_it(name: str) -> None:
     found = locate(view)
     assert isinstance(found, Located), found
     assert MIN_AREA <= found.area <= MAX_AREA
-    turned = fit_frame(np.rot90(photo, -1).copy() if photo.shape[0] > photo.shape[1] else photo)
+    upright = np.rot90(photo, -1).copy() if photo.shape[0] > photo.shape[1] else photo
+    turned = fit_frame(upright)
+    quad = found.quad.reshape(-1, 2)
+    sides = np.roll(quad, -1, axis=0) - quad
+    longest = sides[int(np.argmax(np.hypot(sides[:, 0], sides[:, 1])))]
+    tilt = abs(np.degrees(np.arctan2(longest[1], longest[0])))
+    middles = [_centre(upright, z)[0] for z in CENTRE_ZOOMS]
     if isinstance(locate(turned), Located):
         assert np.array_equal(view, turned)  # turning the portrait photo was enough
-    else:  # brought to the gate's scale, and laid level as the gate lays a card
-        quad = found.quad.reshape(-1, 2)
-        sides = np.roll(quad, -1, axis=0) - quad
-        longest = sides[int(np.argmax(np.hypot(sides[:, 0], sides[:, 1])))]
-        tilt = abs(np.degrees(np.arctan2(longest[1], longest[0])))
-        assert min(tilt, 180 - tilt) < 3
+    elif any(np.array_equal(view, m) for m in middles):
+        assert "outline" not in locate(turned).evidence  # found only in the photo's middle
+    else:  # brought to the gate's scale, laid about level by the rough outline first seen
+        assert min(tilt, 180 - tilt) < 15
     out = IndexReader(LearnedDesign.load(REAL / "phone-standard.npz")).read(view)
     assert out.accepted and out.card == card_of_name(name), out.label
 

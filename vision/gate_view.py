@@ -67,7 +67,10 @@ def gate_view(photo: np.ndarray) -> np.ndarray:
        640×480: a frame of the gate's size may show a double feed), the card is
        brought to the gate's scale (:data:`CARD_AREA`) and laid level from the
        photo's own pixels, at most :data:`MAX_ENLARGE` times their size; past
-       the photo, its edge is repeated.
+       the photo, its edge is repeated;
+    4. when no card-shaped outline is found at all (in a picture that is not
+       640×480), the photo's middle is looked at closer (:data:`CENTRE_ZOOMS`),
+       and the first view that finds one is taken as in step 3.
 
     Whatever the locator says of the result is the reader's to say again: this
     only chooses what the camera shows.
@@ -78,15 +81,47 @@ def gate_view(photo: np.ndarray) -> np.ndarray:
         photo = cv2.rotate(photo, cv2.ROTATE_90_CLOCKWISE)
     frame, s, left, top = fitted(photo)
     found = locate(frame)
-    if isinstance(found, Located) or "outline" not in found.evidence:
+    if isinstance(found, Located):
         return frame
     if found.evidence.get("another_shape") and given_as_gate_frame:
         # A frame of the gate's own size may be the gate's: a card beside another is a
         # double feed there, never to be looked past. (A photo's other shape is most
         # often a light strip of the table at its edge.)
         return frame
-    quad = (np.asarray(found.evidence["outline"], np.float64) - (left, top)) / s  # photo pixels
-    return _card_to_gate(photo, quad)
+    if "outline" in found.evidence:
+        quad = (np.asarray(found.evidence["outline"], np.float64) - (left, top)) / s  # photo pixels
+        return _card_to_gate(photo, quad)
+    if given_as_gate_frame:  # (the gate's camera does not move)
+        return frame
+    # A photo's subject is most often at its middle: looked at closer there, a card the
+    # frame as a whole hides (clutter at the photo's edges, another card cut off by them,
+    # a card too small for its outline to stand out) may stand alone.
+    for zoom in CENTRE_ZOOMS:
+        view, k, x0, y0 = _centre(photo, zoom)
+        got = locate(view)
+        if isinstance(got, Located):
+            return view
+        if "outline" in got.evidence and not got.evidence.get("another_shape"):
+            return _card_to_gate(photo, np.asarray(got.evidence["outline"], np.float64) / k + (x0, y0))
+    return frame
+
+
+#: How much closer the middle of a photo is looked at when its card is not found as it
+#: stands (each a 640×480 frame of the photo's middle 1/zoom).
+CENTRE_ZOOMS = (1.3, 1.7, 2.2)
+
+
+def _centre(photo: np.ndarray, zoom: float) -> tuple[np.ndarray, float, float, float]:
+    """The middle of the photo, ``zoom`` times closer, as a 640×480 frame; and its scale
+    and its top-left corner in the photo."""
+    h, w = photo.shape[:2]
+    cw = min(w / zoom, h / zoom * FRAME_W / FRAME_H)
+    ch = cw * FRAME_H / FRAME_W
+    x0, y0 = (w - cw) / 2, (h - ch) / 2
+    crop = photo[int(round(y0)):int(round(y0 + ch)), int(round(x0)):int(round(x0 + cw))]
+    k = FRAME_W / crop.shape[1]
+    view = cv2.resize(crop, (FRAME_W, FRAME_H), interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_CUBIC)
+    return view, k, float(round(x0)), float(round(y0))
 
 
 def _card_to_gate(photo: np.ndarray, quad: np.ndarray) -> np.ndarray:
