@@ -170,3 +170,62 @@ def test_a_card_of_the_pass_with_one_corner_unusable_is_learned_from_the_other(
     with pytest.raises(LearnError, match=rf"frame f{cards.index(jh):02d} \(card {cards.index(jh) + 1} "
                                          r"of the pass\), top-left index: no index in the corner"):
         learn("std", _pass(covered, cards))
+
+
+def _grey(frame: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+
+
+def test_a_pass_in_grey_is_learned_by_the_suits_shapes_and_reads_right(
+        frames: dict[Card, np.ndarray], shown: list[tuple[Card, np.ndarray]]) -> None:
+    # Issue 15, ninth pass: a monochrome gate camera (or grey photos) shows no ink colour.
+    # The learner refused such a pass ("not two suits in red ink and two in black"), and a
+    # single-channel frame was a traceback. Now the four runs are given their suits by
+    # their shapes alone when one way fits clearly best; the design reads by shape.
+    cards = _order((S, H, D, C), "A..2")
+    grey = {c: _grey(f) for c, f in frames.items()}
+    design = learn("mono", _pass(grey, cards))
+    assert design.order == ("suits ♠ ♥ ♦ ♣, ranks A..2 (bridge order); no ink colour in the pass: "
+                            "the suits told apart by their shapes alone")
+    assert design.red_gap == 0 and design.ink(0.9) == 0
+    reader = IndexReader(design)
+    outs = [(c, reader.read(f)) for c, f in shown] + [(c, reader.read(_grey(f))) for c, f in shown]
+    assert [(c, o.card) for c, o in outs if o.accepted and o.card != c] == []  # never wrong
+    assert sum(o.accepted for _, o in outs) >= len(outs) - 2
+    flat = [(n, cv2.cvtColor(f, cv2.COLOR_BGR2GRAY)) for n, f in _pass(grey, cards)]  # one channel
+    assert learn("mono", flat).order == design.order
+    card, frame = shown[3]
+    assert reader.read(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)).card == card
+
+
+def test_grey_photos_in_a_colour_pass_leave_its_colours_to_the_others(
+        frames: dict[Card, np.ndarray], shown: list[tuple[Card, np.ndarray]]) -> None:
+    # A few grey photos among colour ones (the real phone deck has a grey session) no
+    # longer refuse the pass as "no redder than the black runs": the colours are told by
+    # the frames that hold colour. A run with too few of those is refused, saying so.
+    cards = _order((S, H, D, C), "A..2")
+    mixed = dict(frames)
+    for c in (Card.parse("HQ"), Card.parse("D7"), Card.parse("S2")):
+        mixed[c] = _grey(frames[c])
+    design = learn("mixed", _pass(mixed, cards))
+    assert design.order == "suits ♠ ♥ ♦ ♣, ranks A..2 (bridge order)" and design.red_gap > 0
+    reader = IndexReader(design)
+    assert all(o.card == c for c, o in ((c, reader.read(f)) for c, f in shown) if o.accepted)
+    for c in [c for c in cards if c.suit == H][2:]:  # the ♥ run: 2 of its 13 in colour
+        mixed[c] = _grey(frames[c])
+    with pytest.raises(LearnError, match=r"too few of its frames hold colour to tell the red suits from "
+                                         r"the black \(run 2, cards 14-26, has 2\)"):
+        learn("mixed", _pass(mixed, cards))
+
+
+def test_suits_that_shapes_alone_cannot_tell_apart_are_refused() -> None:
+    # Without colour, the runs' suits must fit the generic shapes clearly best: a deck whose
+    # ♣ run looks like its ♠ run is refused, asking for the pass in colour.
+    from vision.learn import _generic_suits, _suits_by_shape
+
+    generic = _generic_suits()[0]
+    runs = np.stack([generic[int(s)] for s in (S, H, D, C)])
+    assert _suits_by_shape(runs) == {0: S, 1: H, 2: D, 3: C}
+    runs[3] = runs[0]
+    with pytest.raises(LearnError, match="no ink colour .* Show the pass in colour"):
+        _suits_by_shape(runs)

@@ -314,6 +314,19 @@ def _sharpness(ink: np.ndarray, clean: np.ndarray, contrast: float,
     return quantile(mag, 0.95) / (8.0 * contrast)
 
 
+def colourless(img: np.ndarray, spread: int = 12) -> bool:
+    """Whether a colour picture holds no colour at all: a grey camera, or a grey photo
+    (issue 15: a real photo's red diamonds were said to be "printed in black").
+
+    >>> colourless(np.full((4, 4, 3), 200, np.uint8)), colourless(np.dstack([np.full((4, 4), 200, np.uint8)] * 2 + [np.full((4, 4), 90, np.uint8)]))
+    (True, False)
+    """
+    if img.ndim < 3:
+        return True
+    chroma = img.max(axis=2).astype(np.int16) - img.min(axis=2)
+    return float(np.percentile(chroma, 99)) < spread
+
+
 def quantile(v: np.ndarray, q: float) -> float:
     """``np.percentile(v, 100 * q)`` (linear interpolation) of a 1-D array, without its overhead."""
     n = len(v)

@@ -26,13 +26,14 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from dealer.cards import Card, Rank, Suit
 from dealer.play_watch import Partial
 from vision import corroborate
 from vision.decision import Outcome, Read, Reason, Reject
-from vision.glyphs import Glyphs, corner_glyphs, margin, roi_glyphs
+from vision.glyphs import Glyphs, colourless, corner_glyphs, margin, roi_glyphs
 from vision.learn import CHECK_CARDS, LearnedDesign, LearnError, is_back
 from vision.locate import Located, locate
 
@@ -95,6 +96,8 @@ class IndexReader:
         self._suit_cc = design.suit_templates @ design.suit_templates.T
 
     def read(self, frame: np.ndarray) -> Outcome:
+        if frame.ndim == 2:  # a monochrome camera's frame: the same picture in three channels
+            frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
         found = locate(frame)
         if isinstance(found, Reject):
             return found
@@ -218,7 +221,7 @@ class IndexReader:
                 # The suits the shape is weighed among: those of the ink's colour when it is
                 # clearly red or black (a black ♠ whose blurred shape lies nearest the ♦),
                 # else all four, as the shape reader weighs them.
-                z = (g.redness - d.red_split) / d.red_gap
+                z = d.ink(g.redness)
                 inked = abs(z) >= self.t.colour_margin and not colourless(roi)
                 suits = [s for s in Suit if not inked or s.is_red == (z > 0)]
                 ss = d.suit_templates @ g.suit.ravel()
@@ -263,7 +266,7 @@ class IndexReader:
                 return None
             if all(abs(g.suit_box[3] / d.suit_height_of(k) - 1) > t.size_tol for k in range(4)):
                 return None
-            z = (g.redness - d.red_split) / d.red_gap
+            z = d.ink(g.redness)
             if abs(z) < t.colour_margin:
                 return None
             red = z > 0
@@ -319,7 +322,7 @@ class IndexReader:
                 return Reject(Reason.AMBIGUOUS,
                               f"rank {rank.char} {r_best:.2f} vs {runner_up.char} {float(rs[j]):.2f}")
         # Ink colour: an independent check of the suit (catches ♠/♣ read as ♦).
-        z = (g.redness - d.red_split) / d.red_gap
+        z = d.ink(g.redness)
         grey = no_colour = False
         if abs(z) < t.colour_margin or (z > 0) != suit.is_red:
             no_colour = roi is not None and colourless(roi)
@@ -343,19 +346,6 @@ class IndexReader:
                 return Reject(Reason.AMBIGUOUS, f"suit {suit.symbol} {s_best:.2f} vs "
                               f"{other.symbol} {float(ss[other]):.2f}{why}")
         return CornerRead(Card(suit, rank), r_best, r_best - r_next, s_best, s_best - float(ss[si[1]]))
-
-
-def colourless(img: np.ndarray, spread: int = 12) -> bool:
-    """Whether a colour picture holds no colour at all: a grey camera, or a grey photo
-    (issue 15: a real photo's red diamonds were said to be "printed in black").
-
-    >>> colourless(np.full((4, 4, 3), 200, np.uint8)), colourless(np.dstack([np.full((4, 4), 200, np.uint8)] * 2 + [np.full((4, 4), 90, np.uint8)]))
-    (True, False)
-    """
-    if img.ndim < 3:
-        return True
-    chroma = img.max(axis=2).astype(np.int16) - img.min(axis=2)
-    return float(np.percentile(chroma, 99)) < spread
 
 
 def face_is_down(face: np.ndarray | Located, paper_min: float = Thresholds.paper_min) -> bool:

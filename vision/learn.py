@@ -8,9 +8,12 @@ back. Nothing in the pass is labelled, so the order is *inferred from the
 cards themselves* and stated (:attr:`LearnedDesign.order`):
 
 - the runs of 13: every card's suit glyph matches the rest of its run;
-- the colours: two runs in red ink, two in black;
+- the colours: two runs in red ink, two in black (told by the frames that
+  hold colour: grey photos among them are left out of this step);
 - which red run is ♥ and which ♦ (and ♠/♣): the suit glyph against generic
-  suit shapes;
+  suit shapes. A pass with no colour at all (a monochrome camera) is told by
+  the shapes alone, when one way of giving the runs their suits fits them
+  clearly best; the design then reads by shape alone;
 - the places within a run: each card's rank glyph matches the same place in
   the other three runs (so one card out of place is caught);
 - the rank order: the pips in the middle count the number cards (an ace has
@@ -58,7 +61,16 @@ import numpy as np
 from dealer.cards import Card, Rank, Suit
 from dealer.errors import BoardwrightError
 from vision.decision import Reject
-from vision.glyphs import ROI_H, ROI_W, SUIT_SIZE, Glyphs, corner_glyphs, glyph_vector, pip_count
+from vision.glyphs import (
+    ROI_H,
+    ROI_W,
+    SUIT_SIZE,
+    Glyphs,
+    colourless,
+    corner_glyphs,
+    glyph_vector,
+    pip_count,
+)
 from vision.locate import Located, locate
 
 #: 2: glyphs as paper 0 to ink 1, softened (issue 15); a design of format 1 holds
@@ -85,7 +97,7 @@ class LearnedDesign:
     suit_height: float
     suit_aspect: np.ndarray  # (4,)
     red_split: float  # redness above this is red ink
-    red_gap: float  # distance between the red and black ink means
+    red_gap: float  # distance between the red and black ink means; 0: learned without colour
     sharpness: float  # median sharpness of the learning frames
     joker_template: np.ndarray | None = None
     source: str = ""
@@ -99,6 +111,12 @@ class LearnedDesign:
     def suit_height_of(self, suit: int) -> float:
         """The learned height of one suit's symbol (the mean over all suits for older designs)."""
         return float(self.suit_heights[suit]) if self.suit_heights is not None else self.suit_height
+
+    def ink(self, redness: float) -> float:
+        """How red a glyph's ink is, in units of the gap between the learned red and black
+        inks from their split (> 0 red, < 0 black); 0 for a design learned from a pass
+        with no ink colour (a monochrome camera), whose readers weigh shapes alone."""
+        return (redness - self.red_split) / self.red_gap if self.red_gap > 0 else 0.0
 
     # ----------------------------------------------------------------- storage
     def save(self, path: str | Path) -> Path:
@@ -249,6 +267,7 @@ class _Seen:
     name: str
     glyphs: tuple[Glyphs, Glyphs]
     pips: int
+    grey: bool = False  # the frame holds no colour (a monochrome camera, a grey photo)
 
     def vec(self, part: str) -> np.ndarray:
         a, b = (getattr(g, part).ravel() for g in self.glyphs)
@@ -262,6 +281,8 @@ class _Seen:
 def _locate(frame_name: str, frame: np.ndarray | None, label: str) -> Located:
     if frame is None:  # a file the source could not decode (sources yield None for it)
         raise LearnError(f"frame {frame_name} ({label}): the image could not be decoded")
+    if frame.ndim == 2:  # a monochrome camera's frame: the same picture in three channels
+        frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
     found = locate(frame)
     if isinstance(found, Reject):
         raise LearnError(f"frame {frame_name} ({label}): {found.reason.value}: {found.detail}")
@@ -319,7 +340,7 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray | None]], *, jokers:
             seen = []
             for k, (frame_name, found) in enumerate(cards_seen):
                 both = _frame_glyphs(frame_name, found, f"card {k + 1} of the pass", False, roi_size)
-                seen.append(_Seen(frame_name, both, pip_count(found.face, both)))
+                seen.append(_Seen(frame_name, both, pip_count(found.face, both), colourless(found.face)))
             cards, order = infer_order(seen)
             break
         except LearnError as e:
@@ -343,8 +364,12 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray | None]], *, jokers:
     per_card: dict[Card, tuple[Glyphs, Glyphs]] = {c: s.glyphs for c, s in zip(cards, seen, strict=True)}
     ranks = [[g for c, gs in per_card.items() if int(c.rank) == r for g in gs] for r in range(2, 15)]
     suits = [[g for c, gs in per_card.items() if c.suit == s for g in gs] for s in Suit]
-    red = [g.redness for c, gs in per_card.items() if c.suit.is_red for g in gs]
-    black = [g.redness for c, gs in per_card.items() if not c.suit.is_red for g in gs]
+    # The inks' colours from the frames that hold colour; none: a design without colour.
+    inked = [(c, s) for c, s in zip(cards, seen, strict=True) if not s.grey]
+    red = [g.redness for c, s in inked if c.suit.is_red for g in s.glyphs]
+    black = [g.redness for c, s in inked if not c.suit.is_red for g in s.glyphs]
+    red_split, red_gap = ((float((np.mean(red) + np.mean(black)) / 2), float(np.mean(red) - np.mean(black)))
+                          if red and black else (0.0, 0.0))
     return LearnedDesign(
         name=name,
         rank_templates=_unit(np.stack([np.mean([g.rank.ravel() for g in r], 0) for r in ranks])),
@@ -354,8 +379,8 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray | None]], *, jokers:
         suit_height=float(np.mean([g.suit_box[3] for s in suits for g in s])),
         suit_heights=np.array([np.mean([g.suit_box[3] for g in s]) for s in suits]),
         suit_aspect=np.array([np.mean([g.suit_box[2] / g.suit_box[3] for g in s]) for s in suits]),
-        red_split=float((np.mean(red) + np.mean(black)) / 2),
-        red_gap=float(np.mean(red) - np.mean(black)),
+        red_split=red_split,
+        red_gap=red_gap,
         sharpness=float(np.median([g.sharpness for gs in per_card.values() for g in gs])),
         joker_template=_unit(np.mean([j.ravel() for j in joker_glyphs], 0)) if joker_glyphs else None,
         source=source,
@@ -365,35 +390,9 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray | None]], *, jokers:
     )
 
 
-def _frames(seen: list[_Seen], idx: Iterable[int]) -> str:
-    return ", ".join(seen[i].name for i in idx)
-
-
-def infer_order(seen: list[_Seen]) -> tuple[list[Card], str]:
-    """The card each of the 52 frames shows, and the order stated in words; or :class:`LearnError`."""
-    hint = " Sort the deck suit by suit, 13 cards each, every suit in the same rank order."
-    # 1. Runs of 13: each card's suit glyph must belong to its own run.
-    suit_vecs = np.stack([s.vec("suit") for s in seen])
-    run_means = _unit(np.stack([suit_vecs[13 * b : 13 * b + 13].mean(0) for b in range(4)]))
-    fit = suit_vecs @ run_means.T  # (52, 4)
-    for i in range(52):
-        b = i // 13
-        if int(np.argmax(fit[i])) != b or fit[i, b] < 0.8:
-            raise LearnError(f"cannot establish the order of the pass: frame {seen[i].name} "
-                             f"(card {i + 1}) does not show the suit of the other cards of run "
-                             f"{b + 1} (cards {13 * b + 1}-{13 * b + 13})." + hint)
-    # 2. Colours: two runs of red ink, two of black.
-    red = np.array([s.redness for s in seen])
-    run_red = np.array([red[13 * b : 13 * b + 13].mean() for b in range(4)])
-    reds = set(np.argsort(run_red)[2:].tolist())
-    red_cards = [red[i] for i in range(52) if i // 13 in reds]
-    black_cards = [red[i] for i in range(52) if i // 13 not in reds]
-    if min(red_cards) <= max(black_cards):
-        worst = min((i for i in range(52) if i // 13 in reds), key=lambda i: red[i])
-        raise LearnError("cannot establish the order of the pass: the four runs of 13 are not two "
-                         f"suits in red ink and two in black (frame {seen[worst].name} is no redder "
-                         "than the black runs)." + hint)
-    # 3. Which red run is hearts, which black run spades: against generic suit shapes.
+def _suits_by_colour(run_means: np.ndarray, reds: set[int]) -> dict[int, Suit]:
+    """Which red run is ♥ and which ♦, which black run ♠ and which ♣: against generic suit
+    shapes (and a club's lobes); or :class:`LearnError`."""
     generic = _generic_suits()
     suit_of_run: dict[int, Suit] = {}
     for colour_runs, pair in ((sorted(reds), (Suit.HEARTS, Suit.DIAMONDS)),
@@ -417,6 +416,83 @@ def infer_order(seen: list[_Seen]) -> tuple[list[Card], str]:
                              f"{pair[0].symbol} from {pair[1].symbol} in runs {r1 + 1} and {r2 + 1}")
         first, second = pair if margin > 0 else pair[::-1]
         suit_of_run[r1], suit_of_run[r2] = first, second
+    return suit_of_run
+
+
+#: A pass with ink colour must show it in this many frames of each run at least (the rest
+#: may be grey photos).
+MIN_INKED_PER_RUN = 3
+
+
+def _suits_by_shape(run_means: np.ndarray) -> dict[int, Suit]:
+    """The suit of each run when the pass holds no ink colour (a monochrome camera): the
+    one way of giving the four runs the four suits that fits the generic suit shapes
+    best, by 0.1 more than any other way (the margin each colour's pair must have when
+    colour splits them); a club's lobes may stand in for a weaker margin between ♠ and ♣,
+    as with colour. Or :class:`LearnError`, asking for the pass in colour."""
+    generic = _generic_suits()
+    score = np.array([[float(np.max(generic[:, int(s)] @ run_means[r])) for s in Suit] for r in range(4)])
+    ways = sorted(itertools.permutations(Suit), key=lambda w: -sum(score[r, int(w[r])] for r in range(4)))
+    totals = [sum(score[r, int(w[r])] for r in range(4)) for w in ways[:2]]
+    best, runner_up = ways[0], ways[1]
+    margin = totals[0] - totals[1]
+    spades, clubs = best.index(Suit.SPADES), best.index(Suit.CLUBS)
+    dip = _lobe_dip(run_means[clubs]) - _lobe_dip(run_means[spades])  # > 0: the lobes agree
+    if abs(dip) >= 0.06 and dip < 0:
+        raise LearnError(f"cannot establish the order of the pass: it holds no ink colour, and cannot "
+                         f"tell ♠ from ♣ in runs {spades + 1} and {clubs + 1} (shape and lobes disagree). "
+                         "Show the pass in colour.")
+    black_swap = [runner_up[r] for r in range(4)] == [
+        {Suit.SPADES: Suit.CLUBS, Suit.CLUBS: Suit.SPADES}.get(x, x) for x in best]
+    if margin < 0.1 and not (black_swap and margin >= 0.03 and dip >= 0.06):
+        changed = [r + 1 for r in range(4) if best[r] != runner_up[r]]
+        raise LearnError("cannot establish the order of the pass: it holds no ink colour (a monochrome "
+                         "camera, or grey photos), and the suits' shapes alone do not tell runs "
+                         f"{' and '.join(map(str, changed))} apart. Show the pass in colour.")
+    return {r: best[r] for r in range(4)}
+
+
+def _frames(seen: list[_Seen], idx: Iterable[int]) -> str:
+    return ", ".join(seen[i].name for i in idx)
+
+
+def infer_order(seen: list[_Seen]) -> tuple[list[Card], str]:
+    """The card each of the 52 frames shows, and the order stated in words; or :class:`LearnError`."""
+    hint = " Sort the deck suit by suit, 13 cards each, every suit in the same rank order."
+    # 1. Runs of 13: each card's suit glyph must belong to its own run.
+    suit_vecs = np.stack([s.vec("suit") for s in seen])
+    run_means = _unit(np.stack([suit_vecs[13 * b : 13 * b + 13].mean(0) for b in range(4)]))
+    fit = suit_vecs @ run_means.T  # (52, 4)
+    for i in range(52):
+        b = i // 13
+        if int(np.argmax(fit[i])) != b or fit[i, b] < 0.8:
+            raise LearnError(f"cannot establish the order of the pass: frame {seen[i].name} "
+                             f"(card {i + 1}) does not show the suit of the other cards of run "
+                             f"{b + 1} (cards {13 * b + 1}-{13 * b + 13})." + hint)
+    # 2-3. Colours: two runs of red ink, two of black, told by the frames that hold colour
+    # (a grey photo among them has none to show). A pass with none at all (a monochrome
+    # camera) is told by the suits' shapes alone.
+    inked = np.array([not s.grey for s in seen])
+    if not inked.any():
+        suit_of_run = _suits_by_shape(run_means)
+    else:
+        per_run = [int(inked[13 * b : 13 * b + 13].sum()) for b in range(4)]
+        if min(per_run) < MIN_INKED_PER_RUN:
+            b = int(np.argmin(per_run))
+            raise LearnError("cannot establish the order of the pass: too few of its frames hold colour to "
+                             f"tell the red suits from the black (run {b + 1}, cards {13 * b + 1}-{13 * b + 13}, "
+                             f"has {per_run[b]}). Show the whole pass in colour, or the whole of it in grey.")
+        red = np.array([s.redness for s in seen])
+        run_red = np.array([red[13 * b : 13 * b + 13][inked[13 * b : 13 * b + 13]].mean() for b in range(4)])
+        reds = set(np.argsort(run_red)[2:].tolist())
+        red_cards = [red[i] for i in range(52) if i // 13 in reds and inked[i]]
+        black_cards = [red[i] for i in range(52) if i // 13 not in reds and inked[i]]
+        if min(red_cards) <= max(black_cards):
+            worst = min((i for i in range(52) if i // 13 in reds and inked[i]), key=lambda i: red[i])
+            raise LearnError("cannot establish the order of the pass: the four runs of 13 are not two "
+                             f"suits in red ink and two in black (frame {seen[worst].name} is no redder "
+                             "than the black runs)." + hint)
+        suit_of_run = _suits_by_colour(run_means, reds)
     # 4. Places within a run: every card's rank glyph matches its place in the other runs.
     rank_vecs = np.stack([s.vec("rank") for s in seen])
     place_means = _unit(np.stack([rank_vecs[[13 * b + p for b in range(4)]].mean(0) for p in range(13)]))
@@ -460,4 +536,6 @@ def infer_order(seen: list[_Seen]) -> tuple[list[Card], str]:
     cards = [Card(suit_of_run[i // 13], Rank(ranks[i % 13])) for i in range(52)]
     suits_text = " ".join(suit_of_run[b].symbol for b in range(4))
     named = {("♠ ♥ ♦ ♣", "A..2"): " (bridge order)", ("♣ ♦ ♥ ♠", "2..A"): " (boardwright order)"}
-    return cards, f"suits {suits_text}, ranks {order_name}" + named.get((suits_text, order_name), "")
+    return cards, (f"suits {suits_text}, ranks {order_name}" + named.get((suits_text, order_name), "")
+                   + ("; no ink colour in the pass: the suits told apart by their shapes alone"
+                      if not inked.any() else ""))
