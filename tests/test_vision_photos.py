@@ -365,3 +365,5 @@ def test_a_frame_the_gate_could_show_is_left_as_it_is() -> None:
     assert np.array_equal(gate_view(frame), frame)
     table = np.full((900, 600, 3), 120, np.uint8)  # portrait: turned, then fitted
     assert np.array_equal(gate_view(table), fit_frame(np.rot90(table).copy()))
+    for shape in ((1, 1, 3), (2, 3, 3), (9, 12, 3), (3, 900, 3)):  # (a broken picture's sizes)
+        assert gate_view(np.full(shape, 90, np.uint8)).shape == (480, 640, 3)

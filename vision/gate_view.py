@@ -97,6 +97,8 @@ def gate_view(photo: np.ndarray) -> np.ndarray:
     # frame as a whole hides (clutter at the photo's edges, another card cut off by them,
     # a card too small for its outline to stand out) may stand alone.
     for zoom in CENTRE_ZOOMS:
+        if min(h, w) / zoom < 8:  # (a picture of a few pixels has no middle to look at)
+            break
         view, k, x0, y0 = _centre(photo, zoom)
         got = locate(view)
         if isinstance(got, Located):
@@ -137,7 +139,8 @@ def _card_to_gate(photo: np.ndarray, quad: np.ndarray) -> np.ndarray:
     cx, cy = quad.mean(axis=0)
     h, w = photo.shape[:2]
 
-    def view(scale: float) -> np.ndarray:
+    def to_frame(scale: float) -> np.ndarray:
+        """The affine map from the photo to the frame at ``scale``."""
         m = cv2.getRotationMatrix2D((float(cx), float(cy)), angle, scale)
         m[:, 2] += (FRAME_W / 2 - cx, FRAME_H / 2 - cy)
         return m
@@ -149,11 +152,11 @@ def _card_to_gate(photo: np.ndarray, quad: np.ndarray) -> np.ndarray:
 
     most = min(float(np.sqrt(MAX_CARD / max(area, 1.0))), MAX_ENLARGE)
     scale = min(float(np.sqrt(CARD_AREA / max(area, 1.0))), most)
-    while scale * 1.05 <= most and reaches_past(view(scale)):
+    while scale * 1.05 <= most and reaches_past(to_frame(scale)):
         scale *= 1.05
     if scale < 1.0:  # shrink with area averaging first, then turn: no aliasing
         photo = cv2.resize(photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        cx, cy, area, scale = cx * scale, cy * scale, area * scale * scale, 1.0
-    return cv2.warpAffine(photo, view(scale), (FRAME_W, FRAME_H),
+        cx, cy, scale = cx * scale, cy * scale, 1.0
+    return cv2.warpAffine(photo, to_frame(scale), (FRAME_W, FRAME_H),
                           flags=cv2.INTER_CUBIC if scale > 1 else cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
