@@ -114,9 +114,9 @@ def test_video_file_and_folder_sources(tmp_path: Path) -> None:
 
 def test_pictures_of_another_size_are_shown_as_the_gate_would_show_them(tmp_path: Path) -> None:
     # Issue 15, ninth pass: the readers take the gate's 640×480 frame. A phone's photo of
-    # any size (here a card shot from twice as far, 2560×1920) is shown as the gate would
-    # show its card, and read; a 640×480 frame is read as it is; a video of another size
-    # (1280×720) is fitted into 640×480, never zoomed.
+    # any size (here a card shot from twice as far, 2560×1920, and a real 640×480 one) is
+    # shown as the gate would show its card, and read; a gate frame whose card is found is
+    # read as it is; a video of another size (1280×720) is fitted into 640×480, never zoomed.
     from vision.barcode import BarcodeReader
     from vision.decision import Reason
     from vision.locate import Located, locate
@@ -131,6 +131,10 @@ def test_pictures_of_another_size_are_shown_as_the_gate_would_show_them(tmp_path
     assert isinstance(locate(got["b-phone.jpg"]), Located)
     assert locate(cv2.resize(far, (640, 480), interpolation=cv2.INTER_AREA)).reason is Reason.TOO_SMALL
     assert BarcodeReader("zxing", "qr").read(got["b-phone.jpg"]).card == Card.parse("HQ")
+    small = Path(__file__).parent / "data" / "photos" / "raw" / "3H-IMG_20220921_200614.jpg"  # 640×480
+    assert locate(cv2.imread(str(small))).reason is Reason.TOO_SMALL
+    ((_, shown),) = list(open_source(str(small)))
+    assert isinstance(locate(shown), Located)  # a real phone photo, the card brought closer
     video = tmp_path / "hd.avi"
     w = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (1280, 720))
     w.write(cv2.resize(gate, (1280, 720)))

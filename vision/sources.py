@@ -10,9 +10,8 @@ reports it and carries on, so one bad file never ends a run).
 - an image file: that one image;
 - a video file: each frame, named by its number;
 
-(a picture that is not 640×480, the gate's frame, is shown as the gate would show its
-card, :mod:`vision.gate_view`; a camera is asked for 640×480, and a video's frames of
-another size are fitted into it)
+(an image file is shown as the gate would show its card, :mod:`vision.gate_view`; a
+camera is asked for 640×480, and a video's frames of another size are fitted into it)
 - ``camera:0`` (a device index) or an ``rtsp://`` / ``http://`` URL: a live capture;
 - ``synthetic:design=standard,cards=sorted,seed=1,distortions=normal,deck=7``:
   the renderer. ``cards`` is a ``+``-separated list of cards (``SA+TD``),
@@ -47,13 +46,11 @@ class SourceError(BoardwrightError):
 
 
 def picture(path: Path) -> np.ndarray | None:
-    """An image file as a frame: a 640×480 frame as it is, any other picture (a phone's
-    photo, another camera's frame) shown as the gate would show its card
-    (:func:`vision.gate_view.gate_view`); ``None`` when it cannot be decoded."""
+    """An image file as a frame, shown as the gate would show its card
+    (:func:`vision.gate_view.gate_view`: a phone's photo of any size, either way up; a
+    gate frame whose card is found is left as it is); ``None`` when it cannot be decoded."""
     img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if img is None or is_gate_frame(img):
-        return img
-    return gate_view(img)
+    return None if img is None else gate_view(img)
 
 
 class FolderSource:
