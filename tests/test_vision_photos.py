@@ -367,3 +367,22 @@ def test_a_frame_the_gate_could_show_is_left_as_it_is() -> None:
     assert np.array_equal(gate_view(table), fit_frame(np.rot90(table).copy()))
     for shape in ((1, 1, 3), (2, 3, 3), (9, 12, 3), (3, 900, 3)):  # (a broken picture's sizes)
         assert gate_view(np.full(shape, 90, np.uint8)).shape == (480, 640, 3)
+
+
+def test_a_real_decks_small_cards_are_read_when_brought_to_the_gates_scale() -> None:
+    # A webcam over a table sees a card at a fifth of the gate's size (the bench's "tiny!":
+    # "card too small" at the gate). Shown as the gate would show it, each card is brought
+    # closer from the frame's own pixels and read right: Debian's Dondorf deck, 24 frames.
+    from vision.gate_view import gate_view
+    from vision.index import IndexReader
+    from vision.learn import learn
+
+    design = learn("dondorf", [(str(c), render_card_frame(c, design="dondorf", seed=7000 + int(c)))
+                               for c in bridge_order()])
+    reader = IndexReader(design)
+    for i in range(24):
+        card = Card((7 * i) % 52)
+        frame = render_card_frame(card, design="dondorf", seed=900 + i, distortions="tiny!")
+        assert reader.read(frame).label == "card too small"
+        out = reader.read(gate_view(frame))
+        assert out.accepted and out.card == card, (card, out.label)
