@@ -33,11 +33,14 @@ ROOT = Path(__file__).resolve().parents[1]
 PASSWORD = "longpassword"
 
 
-def flask(instance: Path, *args: str | bytes, cwd: Path = ROOT, input: str | None = None,
-          **env: str) -> subprocess.CompletedProcess[str]:
-    """``flask --app webpanel ARGS`` in a process of its own, as a director would run it."""
+def flask(instance: Path | None, *args: str | bytes, cwd: Path = ROOT,
+          input: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    """``flask --app webpanel ARGS`` in a process of its own, as a director would run it
+    (``instance`` None: no $BOARDWRIGHT_INSTANCE, the folder ./instance of ``cwd``)."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("BOARDWRIGHT_")}
-    environ.update(BOARDWRIGHT_INSTANCE=str(instance), PYTHONPATH=str(ROOT), **env)
+    if instance is not None:
+        environ["BOARDWRIGHT_INSTANCE"] = str(instance)
+    environ.update(PYTHONPATH=str(ROOT), **env)
     return subprocess.run([sys.executable, "-m", "flask", "--app", "webpanel", *args],
                           cwd=cwd, env=environ, input=input, capture_output=True, text=True,
                           errors="replace", timeout=120)
@@ -147,6 +150,23 @@ def test_an_instance_folder_that_is_a_file_is_named(tmp_path: Path) -> None:
     folder = tmp_path / "instance"
     folder.write_text("a file, not a folder")
     one_error(flask(folder, "init-db"), str(folder / "boardwright.toml"), "Not a directory")
+
+
+def test_one_instance_folder_for_the_database_settings_secret_and_setup_code(
+        tmp_path: Path) -> None:
+    # before: run from another folder than the project's (or with the package installed),
+    # the database was made in ./instance but the session secret and the setup code went
+    # to Flask's folder beside the package, and ./instance/webpanel.cfg was never read:
+    # its PAD_EXPIRY_DAYS = 0 was ignored without a word.
+    club = tmp_path / "club"
+    (club / "instance").mkdir(parents=True)
+    out = flask(None, "setup-code", cwd=club)
+    assert out.returncode == 0 and "Setup code: " in out.stdout, out.stderr
+    assert {"boardwright.sqlite", "secret_key", "setup_code"} <= {
+        p.name for p in (club / "instance").iterdir()}
+    (club / "instance" / "webpanel.cfg").write_text("PAD_EXPIRY_DAYS = 0\n")
+    one_error(flask(None, "expire-pads", cwd=club),
+              f"{club / 'instance' / 'webpanel.cfg'}: PAD_EXPIRY_DAYS must be a whole number")
 
 
 @pytest.mark.parametrize(("content", "needles"), [

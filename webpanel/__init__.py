@@ -11,7 +11,6 @@ database (unless a URL is configured) and the session secret.
 
 from __future__ import annotations
 
-import os
 import secrets
 import traceback
 from pathlib import Path
@@ -139,9 +138,12 @@ def _read_cfg(app: Flask) -> None:
 
 
 def _build(test_config: dict[str, Any] | None) -> Flask:
-    instance = os.environ.get("BOARDWRIGHT_INSTANCE")
-    app = Flask(__name__, instance_path=str(Path(instance).resolve()) if instance else None,
-                instance_relative_config=True)
+    from dealer.config import instance_path
+    # The store's instance folder ($BOARDWRIGHT_INSTANCE, else ./instance), not Flask's
+    # default beside the package: run from another folder (or installed), the database
+    # was in ./instance while webpanel.cfg was looked for, and the session secret and the
+    # setup code kept, in a folder of Flask's choosing.
+    app = Flask(__name__, instance_path=str(instance_path()), instance_relative_config=True)
     app.config.from_mapping(
         DATABASE_URL=None,  # None: the store's settings (instance/boardwright.sqlite)
         SESSION_COOKIE_HTTPONLY=True,
