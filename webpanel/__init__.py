@@ -11,16 +11,18 @@ database (unless a URL is configured) and the session secret.
 
 from __future__ import annotations
 
-import os
 import secrets
+import traceback
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, render_template, request
+import click
+from flask import Config, Flask, render_template, request
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from flask.wrappers import Request
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
+from dealer.config import ConfigError
 from dealer.errors import BoardwrightError
 
 csrf = CSRFProtect()
@@ -29,12 +31,19 @@ csrf = CSRFProtect()
 def _secret_key(instance: Path) -> str:
     # One random key per installation, kept in the instance folder, so sessions survive restarts.
     path = instance / "secret_key"
-    if path.exists():
-        return path.read_text().strip()
-    instance.mkdir(parents=True, exist_ok=True)
-    key = secrets.token_hex(32)
-    path.write_text(key)
-    path.chmod(0o600)
+    try:
+        if path.exists():
+            return path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:  # a folder of that name, a binary file
+        why = exc.strerror if isinstance(exc, OSError) else "not a text file"
+        raise ConfigError(f"{path}: cannot read the session secret: {why}") from None
+    try:
+        instance.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_hex(32)
+        path.write_text(key)
+        path.chmod(0o600)
+    except OSError as exc:  # the instance folder is a file, or may not be written
+        raise ConfigError(f"{path}: cannot make the session secret: {exc.strerror}") from None
     return key
 
 
@@ -70,10 +79,71 @@ def _first_run_hint(app: Flask) -> None:
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
-    """Build the panel. ``test_config`` overrides settings (tests, bench, demo)."""
-    instance = os.environ.get("BOARDWRIGHT_INSTANCE")
-    app = Flask(__name__, instance_path=str(Path(instance).resolve()) if instance else None,
-                instance_relative_config=True)
+    """Build the panel. ``test_config`` overrides settings (tests, bench, demo).
+
+    A bad setting, settings file or database is a :class:`BoardwrightError`; under
+    ``flask --app webpanel CMD`` it is click's one ``Error:`` line instead, status 1.
+    """
+    try:
+        return _build(test_config)
+    except BoardwrightError as exc:
+        if click.get_current_context(silent=True) is None:
+            raise  # boardwright serve, gunicorn, the tests: theirs to report
+        # The flask command builds the app inside click, and Flask reports only its own
+        # NoAppException plainly: anything else was a traceback.
+        raise click.ClickException(str(exc)) from None
+
+
+#: The whole-number settings, each with its least and greatest sensible value.
+#: PAD_EXPIRY_DAYS of 0 or less deleted every pad at once; a minute or day count
+#: beyond these overflowed the date arithmetic.
+WHOLE_NUMBER_SETTINGS = {
+    "TRUSTED_PROXIES": (0, 10),
+    "LOGIN_LIMIT": (1, 100_000),
+    "ACCOUNT_LOGIN_LIMIT": (1, 100_000),
+    "LOGIN_WINDOW_MINUTES": (1, 100_000),
+    "PAD_LIMIT": (1, 100_000),
+    "PAD_WINDOW_MINUTES": (1, 100_000),
+    "PAD_EXPIRY_DAYS": (1, 36_500),
+}
+
+
+def _check_numbers(config: Config, where: str) -> None:
+    """Each of WHOLE_NUMBER_SETTINGS in range, made an int (``"30"`` from a file is 30)."""
+    for name, (low, high) in WHOLE_NUMBER_SETTINGS.items():
+        value = config[name]
+        text = str(value).strip() if isinstance(value, int | str) else ""
+        if isinstance(value, bool) or not text.isdigit() or not low <= int(text) <= high:
+            raise ConfigError(f"{where}{name} must be a whole number from {low} to {high}, "
+                              f"not {value!r}")
+        config[name] = int(text)
+
+
+def _read_cfg(app: Flask) -> None:
+    """The instance folder's ``webpanel.cfg`` (Python: ``NAME = value`` lines), if any."""
+    path = Path(app.instance_path) / "webpanel.cfg"
+    try:
+        app.config.from_pyfile(path.name, silent=True)
+    except Exception as exc:  # the file is run as Python: any error at all may come out
+        if isinstance(exc, SyntaxError):
+            line, why = exc.lineno, exc.msg
+        else:
+            frames = [f for f in traceback.extract_tb(exc.__traceback__)
+                      if f.filename == str(path)]
+            line = frames[-1].lineno if frames else None
+            why = (exc.strerror or str(exc) if isinstance(exc, OSError)
+                   else f"{type(exc).__name__}: {exc}")
+        at = f", line {line}" if line else ""
+        raise ConfigError(f"{path}{at}: not a valid settings file: {why}") from None
+
+
+def _build(test_config: dict[str, Any] | None) -> Flask:
+    from dealer.config import instance_path
+    # The store's instance folder ($BOARDWRIGHT_INSTANCE, else ./instance), not Flask's
+    # default beside the package: run from another folder (or installed), the database
+    # was in ./instance while webpanel.cfg was looked for, and the session secret and the
+    # setup code kept, in a folder of Flask's choosing.
+    app = Flask(__name__, instance_path=str(instance_path()), instance_relative_config=True)
     app.config.from_mapping(
         DATABASE_URL=None,  # None: the store's settings (instance/boardwright.sqlite)
         SESSION_COOKIE_HTTPONLY=True,
@@ -101,12 +171,15 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if test_config is None:
         from dealer.config import Settings
         app.config["PUBLIC_URL"] = Settings.load().public_url
-        app.config.from_pyfile("webpanel.cfg", silent=True)
+        _read_cfg(app)
     else:
         app.config.from_mapping(test_config)
+    where = f"{Path(app.instance_path) / 'webpanel.cfg'}: " if test_config is None else ""
     if app.config["PUBLIC_URL"]:
         from dealer.config import check_public_url
-        app.config["PUBLIC_URL"] = check_public_url(app.config["PUBLIC_URL"])
+        app.config["PUBLIC_URL"] = check_public_url(app.config["PUBLIC_URL"],
+                                                    f"{where}PUBLIC_URL")
+    _check_numbers(app.config, where)
     app.session_interface = _SchemeSessions()
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(Path(app.instance_path))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import unicodedata
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import cache, wraps
@@ -59,6 +60,9 @@ def create_director(name: str, password: str) -> int:
     check_password_rule(password)
     if not name.strip() or len(name) > 100:
         raise ValueError("the name must be 1 to 100 characters")
+    if any(unicodedata.category(c) == "Cc" for c in name):
+        # A tab or a line break: a login form's one line could never give the name back.
+        raise ValueError(f"the name {name!r} has a control character (a tab, a line break)")
     try:
         with store().session() as s, s.begin():
             d = Director(name=name.strip(), password_hash=generate_password_hash(password))

@@ -18,6 +18,7 @@ logins of the client address, so they cannot be tried quickly.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
@@ -25,6 +26,8 @@ import secrets
 from pathlib import Path
 
 from flask import current_app
+
+from dealer.config import ConfigError
 
 # No 0/O, 1/I/L: a code read off a terminal and typed on a phone.
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -52,12 +55,17 @@ def new_code() -> str:
     """Make a code, keep its hash in the instance folder (replacing any), return it."""
     code = make()
     folder = path().parent
-    folder.mkdir(parents=True, exist_ok=True)
     tmp = folder / f".setup_code.{os.getpid()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(_digest(code) + "\n")
-    os.replace(tmp, path())  # a server reading it meanwhile sees the old code or the new
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(_digest(code) + "\n")
+        os.replace(tmp, path())  # a server reading it meanwhile sees the old code or the new
+    except OSError as exc:  # a folder of that name, an instance folder that is a file
+        with contextlib.suppress(OSError):
+            tmp.unlink()  # not left behind beside the code it did not replace
+        raise ConfigError(f"{path()}: cannot write the setup code: {exc.strerror}") from None
     return code
 
 
@@ -81,4 +89,7 @@ def check(code: str) -> bool:
 
 def forget() -> None:
     """The first director exists: the code is spent."""
-    path().unlink(missing_ok=True)
+    # /setup is closed by the director's existence alone: a code file that cannot be
+    # removed (a folder of that name) must not turn the director's creation into an error.
+    with contextlib.suppress(OSError):
+        path().unlink(missing_ok=True)

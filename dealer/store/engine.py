@@ -14,6 +14,7 @@ and the store relies on them to cascade deletes and reject orphans).
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -28,6 +29,12 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from dealer.errors import BoardwrightError
+
+#: Seconds to wait for a PostgreSQL server to answer. libpq's default is to wait for ever: a
+#: host that accepts the connection and says nothing (a wrong port, a firewall) hung every
+#: command. ``?connect_timeout=N`` in the URL still chooses another.
+PG_CONNECT_TIMEOUT = 10
+_LIBPQ_DRIVERS = ("postgresql", "postgresql+psycopg", "postgresql+psycopg2")
 
 
 class StoreError(BoardwrightError):
@@ -46,12 +53,26 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
         cur.close()
 
 
+def _hidden(url: object) -> str:
+    """``url`` quoted for a message, its password (if any) starred: it did not parse, so
+    SQLAlchemy cannot hide it.
+
+    >>> _hidden("postgresql://ann:s3cret@db:port/bw")
+    "'postgresql://ann:***@db:port/bw'"
+    """
+    if not isinstance(url, str):
+        return repr(url)
+    return repr(re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", url))
+
+
 def make_engine(url: str, **kwargs: Any) -> Engine:
     """An engine for ``url``; SQLite folders are created and pragmas set on each connection."""
     try:
         parsed = make_url(url)
     except ArgumentError as exc:
-        raise StoreError(f"bad database URL {url!r}: {exc}") from None
+        raise StoreError(f"bad database URL {_hidden(url)}: {exc}") from None
+    except ValueError:  # SQLAlchemy's int() of the port
+        raise StoreError(f"bad database URL {_hidden(url)}: its port is not a number") from None
     backend = parsed.get_backend_name()
     if backend == "sqlite" and parsed.database and parsed.database != ":memory:":
         path = parsed.database
@@ -63,6 +84,9 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"cannot create the folder {folder}: {exc.strerror}") from None
+    if parsed.drivername in _LIBPQ_DRIVERS and "connect_timeout" not in parsed.query:
+        kwargs["connect_args"] = {"connect_timeout": PG_CONNECT_TIMEOUT,
+                                  **kwargs.get("connect_args", {})}
     try:
         engine = create_engine(parsed, **kwargs)
     except NoSuchModuleError as exc:
