@@ -148,3 +148,27 @@ def test_a_certificate_with_the_wrong_key_is_refused(tmp_path: Path) -> None:
     _, b_key, _ = self_signed(tmp_path / "b", ["10.0.0.2"])
     with pytest.raises(LanError, match="not a certificate and its key"):
         check_certificate(a_cert, b_key)
+
+
+def test_serve_reads_the_instance_folders_webpanel_cfg(tmp_path: Path, monkeypatch, capsys) -> None:
+    # docs/club-night.md: behind a proxy, TRUSTED_PROXIES = 1 in instance/webpanel.cfg; the
+    # USEBIO export names the club from CLUB_NAME there. `boardwright serve` built the panel
+    # from its options alone and never read that file (found by the panel commands' sweep,
+    # issue 15, ninth session); its options still win over it.
+    import werkzeug.serving
+
+    monkeypatch.setenv("BOARDWRIGHT_INSTANCE", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "webpanel.cfg").write_text('TRUSTED_PROXIES = 1\nCLUB_NAME = "Hillside BC"\n'
+                                           'RIG_CAMERA = "camera:3"\n', encoding="utf-8")
+    served: dict[str, object] = {}
+    monkeypatch.setattr(werkzeug.serving, "run_simple",
+                        lambda host, port, app, **kw: served.update(app=app))
+    assert main(["serve", "--port", "5099", "--camera", "emulator"]) == 0
+    app = served["app"]
+    assert app.config["TRUSTED_PROXIES"] == 1 and app.config["CLUB_NAME"] == "Hillside BC"
+    assert app.config["RIG_CAMERA"] == "emulator"  # the option over the file
+    (tmp_path / "webpanel.cfg").write_text("PAD_EXPIRY_DAYS = -5\n", encoding="utf-8")
+    assert main(["serve", "--port", "5099"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "webpanel.cfg: PAD_EXPIRY_DAYS must be a whole number" in err and "Traceback" not in err

@@ -78,14 +78,17 @@ def _first_run_hint(app: Flask) -> None:
                                "one-time code that /setup asks for.")
 
 
-def create_app(test_config: dict[str, Any] | None = None) -> Flask:
-    """Build the panel. ``test_config`` overrides settings (tests, bench, demo).
+def create_app(test_config: dict[str, Any] | None = None, *,
+               overrides: dict[str, Any] | None = None) -> Flask:
+    """Build the panel. ``test_config`` replaces the settings files (tests, bench);
+    ``overrides`` are laid over them (``boardwright serve``'s options; a ``None`` there
+    leaves the setting as the files say), so ``instance/webpanel.cfg`` still counts.
 
     A bad setting, settings file or database is a :class:`BoardwrightError`; under
     ``flask --app webpanel CMD`` it is click's one ``Error:`` line instead, status 1.
     """
     try:
-        return _build(test_config)
+        return _build(test_config, overrides or {})
     except BoardwrightError as exc:
         if click.get_current_context(silent=True) is None:
             raise  # boardwright serve, gunicorn, the tests: theirs to report
@@ -137,7 +140,7 @@ def _read_cfg(app: Flask) -> None:
         raise ConfigError(f"{path}{at}: not a valid settings file: {why}") from None
 
 
-def _build(test_config: dict[str, Any] | None) -> Flask:
+def _build(test_config: dict[str, Any] | None, overrides: dict[str, Any]) -> Flask:
     from dealer.config import instance_path
     # The store's instance folder ($BOARDWRIGHT_INSTANCE, else ./instance), not Flask's
     # default beside the package: run from another folder (or installed), the database
@@ -174,6 +177,7 @@ def _build(test_config: dict[str, Any] | None) -> Flask:
         _read_cfg(app)
     else:
         app.config.from_mapping(test_config)
+    app.config.from_mapping({k: v for k, v in overrides.items() if v is not None})
     where = f"{Path(app.instance_path) / 'webpanel.cfg'}: " if test_config is None else ""
     if app.config["PUBLIC_URL"]:
         from dealer.config import check_public_url

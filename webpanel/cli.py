@@ -91,9 +91,11 @@ def run(args: argparse.Namespace) -> int:
         fp = fingerprint(cert.read_bytes())
         if made:
             print(f"Made a self-signed certificate for {', '.join(names)}: {cert}", flush=True)
-    app = create_app({"DATABASE_URL": args.database, "RIG_MACHINE": args.machine,
-                      "RIG_CAMERA": args.camera,
-                      "PUBLIC_URL": public or (served if args.lan else None)})
+    # The options over the settings files: instance/webpanel.cfg (TRUSTED_PROXIES behind a
+    # proxy, CLUB_NAME for the results export) counts as it does under gunicorn.
+    app = create_app(overrides={"DATABASE_URL": args.database, "RIG_MACHINE": args.machine,
+                                "RIG_CAMERA": args.camera,
+                                "PUBLIC_URL": public or (served if args.lan else None)})
     phones = public or served
     lines = [f"The panel: {served}/  (Ctrl+C stops it)"]
     if args.demo:
