@@ -277,6 +277,8 @@ def test_setup_code_when_a_director_exists_is_refused(tmp_path: Path) -> None:
     (["create-director", "bob", "--password", "p" * 201], ["at most 200 characters"]),
     (["reset-password", "nobody"], ["there is no director called 'nobody'"]),
     (["reset-password", "ann", "--password", "short"], ["at least 8 characters"]),
+    # before: the unknown name repeated in full (100,000 characters)
+    (["reset-password", "y" * 100_000], ["there is no director called 'yyyy", "y…'"]),
     # before: accepted; a name with a line break can never be typed into the login form
     (["create-director", "ann\nmarie"], ["'ann\\nmarie' has a control character"]),
     (["create-director", "tab\tname"], ["has a control character"]),
@@ -322,3 +324,13 @@ def test_a_read_only_database_is_one_line_naming_it(tmp_path: Path) -> None:
         assert "scrypt" not in result.output and len(line) < 300, line
     out = rw.test_cli_runner().invoke(args=["setup-code"])
     assert "there is a director already" in out.output  # ann is there, bob is not
+
+
+def test_reset_password_takes_the_name_as_the_login_form_does(tmp_path: Path) -> None:
+    # create-director and the login form strip the name's spaces; reset-password did not,
+    # so ' ann ' was "no director called ' ann '".
+    app = make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}")
+    runner = app.test_cli_runner()
+    assert runner.invoke(args=["create-director", "ann", "--password", PASSWORD]).exit_code == 0
+    out = runner.invoke(args=["reset-password", " ann ", "--password", PASSWORD + "2"])
+    assert out.exit_code == 0, out.output

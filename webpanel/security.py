@@ -79,11 +79,13 @@ def reset_password(name: str, password: str, *, create: bool = False) -> None:
     ``create``: make the director if there is none of that name (the demo's).
     """
     check_password_rule(password)
+    name = name.strip()  # as create_director and the login form keep it
     with store().session() as s, s.begin():
         d = s.scalars(select(Director).where(Director.name == name)).first()
         if d is None:
             if not create:
-                raise ValueError(f"there is no director called {name!r}")
+                shown = name if len(name) <= 100 else name[:100] + "…"  # (no name is longer)
+                raise ValueError(f"there is no director called {shown!r}")
             s.add(Director(name=name, password_hash=generate_password_hash(password)))
         else:
             d.password_hash = generate_password_hash(password)
