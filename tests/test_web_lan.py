@@ -153,8 +153,8 @@ def test_a_certificate_with_the_wrong_key_is_refused(tmp_path: Path) -> None:
 def test_serve_reads_the_instance_folders_webpanel_cfg(tmp_path: Path, monkeypatch, capsys) -> None:
     # docs/club-night.md: behind a proxy, TRUSTED_PROXIES = 1 in instance/webpanel.cfg; the
     # USEBIO export names the club from CLUB_NAME there. `boardwright serve` built the panel
-    # from its options alone and never read that file (found by the panel commands' sweep,
-    # issue 15, ninth session); its options still win over it.
+    # from its options alone and never read that file (found by the sweep of the panel's
+    # flask commands); its options still win over it.
     import werkzeug.serving
 
     monkeypatch.setenv("BOARDWRIGHT_INSTANCE", str(tmp_path))
