@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 pw = pytest.importorskip("playwright.sync_api")
+expect = pw.expect
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
          "device_scale_factor": 2}
@@ -63,6 +64,7 @@ def test_pads_started_on_this_phone_are_listed_and_work_without_cookies(server, 
     # Forgetting one takes it off this device's list (the pad itself stays).
     phone.goto(base + "/pads/")
     phone.locator("#my-pads li", has_text="Friday rubber").locator("button").click()
+    expect(phone.locator("#my-pads li a")).to_have_text(["Club Chicago"])  # (in-page script)
     assert phone.locator("#my-pads li a").all_inner_texts() == ["Club Chicago"]
     phone.goto(base + started["Friday rubber"])
     assert "Friday rubber" in phone.content()

@@ -33,7 +33,8 @@ def test_director_creates_an_event_and_deals_on_the_emulated_machine(server, bro
     page.click("nav >> text=Deal sets")
     page.fill("input[name=name]", "Club night")
     page.fill("input[name=count]", "6")
-    page.click("button:has-text('Generate')")
+    with page.expect_navigation():
+        page.click("button:has-text('Generate')")
     assert "Generated deal set" in page.inner_text("main")
     page.click("nav >> text=Events")
     page.click("text=New event")
@@ -41,7 +42,8 @@ def test_director_creates_an_event_and_deals_on_the_emulated_machine(server, bro
     page.fill("input[name=date]", "2026.11.24")
     page.fill("input[name=tables]", "3")
     page.select_option("select[name=deal_set_id]", index=1)
-    page.click("button:has-text('Create event')")
+    with page.expect_navigation():
+        page.click("button:has-text('Create event')")
     assert "Event created." in page.inner_text("main")
     body = page.inner_text("main")
     assert "Mitchell" in body and "3 tables" in body
@@ -50,7 +52,8 @@ def test_director_creates_an_event_and_deals_on_the_emulated_machine(server, bro
     shot(page, "01-event-created")
     # The first job runs on the rig (`boardwright deal`: the emulated machine and camera).
     app.config["RIG_FAULTS"] = "unreadable@6"  # the camera's picture of it stays on the page
-    page.click("text=Deal the boards")
+    with page.expect_navigation():
+        page.click("text=Deal the boards")
     assert "the rig" in page.inner_text("main")
     start_url = page.url
     page.click("#start-dealing")
@@ -68,21 +71,26 @@ def test_director_creates_an_event_and_deals_on_the_emulated_machine(server, bro
     # A second job, paused at once: the rig takes the pause from the job's row when it
     # starts, sends PAUSE to the machine, and says so on the page; Resume goes on.
     page.goto(start_url)
-    page.click("#start-dealing")
-    page.click("#cmd-pause")
+    with page.expect_navigation():
+        page.click("#start-dealing")
+    with page.expect_navigation():  # a form POST: the job's page again, with the pause
+        page.click("#cmd-pause")
     expect(page.locator("[data-bw-field=state]")).to_have_text("paused", timeout=30_000)
     assert "paused by the director" in page.inner_text("[data-bw-field=message]")
     assert "press Resume" in page.inner_text("[data-bw-field=instruction]")
     shot(page, "03-dealing-paused")
-    page.click("#cmd-resume")
+    with page.expect_navigation():
+        page.click("#cmd-resume")
     expect(page.locator("[data-bw-field=state]")).to_have_text("done", timeout=90_000)
     assert page.inner_text("[data-bw-field=boards_done]") == "6"
     assert not page.is_visible("#cmd-pause")  # a finished job has nothing to pause
     shot(page, "03b-dealing-done")
     # A third job: pause, then abort.
     page.goto(start_url)
-    page.click("#start-dealing")
-    page.click("#cmd-pause")
+    with page.expect_navigation():
+        page.click("#start-dealing")
+    with page.expect_navigation():
+        page.click("#cmd-pause")
     expect(page.locator("[data-bw-field=state]")).to_have_text("paused", timeout=30_000)
     page.click("#cmd-abort")
     expect(page.locator("[data-bw-field=state]")).to_have_text("aborted", timeout=20_000)
@@ -165,7 +173,8 @@ def test_a_table_enters_a_full_round_on_a_phone_with_a_retry_and_a_conflict(
     other.evaluate("(() => { const s = document.querySelector('#board');"
                    " s.add(new Option('2', '2')); s.value = '2'; })()")
     _fill(other, 2, "2", "H", "S", "8")
-    other.click("#send")
+    with other.expect_navigation():
+        other.click("#send")
     text = other.inner_text("main")
     assert "Conflict: board 2 was already entered at this table by table A1" in text
     shot(other, "06-phone-conflict")
@@ -175,7 +184,8 @@ def test_a_table_enters_a_full_round_on_a_phone_with_a_retry_and_a_conflict(
         p = phone_ctx.new_page()
         p.goto(f"{base}/t/{toks[table]}")
         _fill(p, board, "2", "S", "S", "9")
-        p.click("#send")
+        with p.expect_navigation():
+            p.click("#send")
         assert "recorded" in p.inner_text("main").lower() or p.is_visible("#done")
     expect(desk.locator("table.rank tr").nth(1)).to_be_visible(timeout=15_000)
     desk.reload()
@@ -202,7 +212,8 @@ def test_a_bugger_bridge_evening_of_several_rounds(server, browser, shot, player
     page.select_option("#pad-kind", "bugger")
     page.fill("input[name=name]", "Bugger at Di's")
     page.fill("#players", "\n".join(players))
-    page.click("button:has-text('Start the pad')")
+    with page.expect_navigation():
+        page.click("button:has-text('Start the pad')")
     # 4 players: rounds 1, 2, 3 ... (m = 8). Play three rounds.
     plan = [  # (turned card, bids in order, tricks)
         ("HA", {"Bob": 1, "Cy": 0, "Di": 1, "Ann": 0}, {"Ann": 0, "Bob": 1, "Cy": 0, "Di": 0}),
@@ -214,10 +225,12 @@ def test_a_bugger_bridge_evening_of_several_rounds(server, browser, shot, player
     for n, (card, bids, tricks) in enumerate(plan, 1):
         assert f"Round {n}:" in page.inner_text("#round")
         page.fill("#turned", card)
-        page.click("#start-round")
+        with page.expect_navigation():  # each step of the pad is a form POST
+            page.click("#start-round")
         for p, b in bids.items():
             page.select_option(f"select[data-player='{p}']", str(b))
-        page.click("#send-bids")
+        with page.expect_navigation():
+            page.click("#send-bids")
         total = sum(bids.values())
         word = "even" if total == n else ("over-bid" if total > n else "under-bid")
         assert f"the round is {word}" in page.inner_text("#announcement")
@@ -225,7 +238,8 @@ def test_a_bugger_bridge_evening_of_several_rounds(server, browser, shot, player
             page.select_option(f"select[data-player='{p}']", str(t))
         if n == 2:
             shot(page, "09-bugger-tricks")
-        page.click("#send-tricks")
+        with page.expect_navigation():
+            page.click("#send-tricks")
         for p in players:
             if bids[p] == tricks[p]:
                 expected[p] += points[bids[p]]

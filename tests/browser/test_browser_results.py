@@ -18,6 +18,7 @@ from dealer.generate import random_dealset
 from dealer.store import results as rs
 
 pw = pytest.importorskip("playwright.sync_api")
+expect = pw.expect
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / ".venv" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
@@ -67,11 +68,13 @@ def test_publish_then_a_phone_reads_the_results(browser, night, shot, tmp_path: 
     desk.wait_for_url(f"{base}/events/{ce}/publish")
     assert "18 results entered of 18" in desk.inner_text("#confirm")
     shot(desk, "results-confirm")
-    desk.click("#publish button")  # without the box: refused, nothing published
+    with desk.expect_navigation():  # without the box: refused, nothing published
+        desk.click("#publish button")
     assert "Tick the box" in desk.inner_text("main")
     assert table.request.get(f"{base}/results/{ce}").status == 404
     desk.check("#publish input[name=confirm]")
-    desk.click("#publish button")
+    with desk.expect_navigation():
+        desk.click("#publish button")
     address = desk.inner_text("#public-address")
     assert address.endswith(f"/results/{ce}")
 
@@ -98,8 +101,10 @@ def test_publish_then_a_phone_reads_the_results(browser, night, shot, tmp_path: 
     shot(table, "results-public-phone")
     # A score card from the ranking's link.
     first = next(iter(ev.totals))
+    card = "#card-" + "-".join(str(first).split())
     table.click(f"#ranking a:text-is('{first}')")
-    assert table.evaluate("location.hash") == "#card-" + "-".join(str(first).split())
+    expect(table).to_have_url(re.compile(re.escape(card) + "$"))  # the jump within the page
+    assert table.evaluate("location.hash") == card
 
     # Printing: A4, the buttons and the contents line left out.
     table.emulate_media(media="print")

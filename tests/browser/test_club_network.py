@@ -162,7 +162,8 @@ def _director_sets_up(page, base: str, code: str) -> None:
     page.click("text=New event")
     page.fill("input[name=name]", "Wi-Fi pairs")
     page.fill("input[name=tables]", "3")
-    page.click("button:has-text('Create event')")
+    with page.expect_navigation():  # (its page's address names the event, read next)
+        page.click("button:has-text('Create event')")
     assert "Event created." in page.inner_text("main")
 
 
@@ -199,7 +200,8 @@ def _phone_enters(browser_, url: str) -> str:
     phone.click(".chips label:has(input[name=dbl][value='']) span")
     phone.click(".chips label:has(input[name=declarer][value='N']) span")
     phone.select_option("#tricks", "10")
-    phone.click("#send")
+    with phone.expect_navigation():
+        phone.click("#send")
     text = phone.inner_text("main")
     phone.context.close()
     return text

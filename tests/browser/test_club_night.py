@@ -127,7 +127,8 @@ def _director_sets_up(page, base: str, code: str) -> int:
     page.goto(base + "/dealsets/")
     page.fill("form:has(h2:text('Generate')) input[name=name]", "Tuesday boards")
     page.fill("form:has(h2:text('Generate')) input[name=count]", str(ROUNDS * PER_ROUND))
-    page.click("form:has(h2:text('Generate')) button")
+    with page.expect_navigation():
+        page.click("form:has(h2:text('Generate')) button")
     assert "Tuesday boards" in page.inner_text("main")
     page.goto(base + "/events/new")
     page.fill("input[name=name]", "Tuesday pairs")
@@ -138,12 +139,14 @@ def _director_sets_up(page, base: str, code: str) -> int:
     page.fill("input[name=boards_per_round]", str(PER_ROUND))
     page.check("input[name=half_table]")
     page.fill("input[name=arrow_switch]", "last")
-    page.click("button:has-text('Create event')")
+    with page.expect_navigation():  # (its page's address names the event, read below)
+        page.click("button:has-text('Create event')")
     assert "Event created." in page.inner_text("main"), page.inner_text("main")
     m = re.search(r"/events/(\d+)", page.url)
     assert m, page.url
     page.check("#f-ew_accept")
-    page.click("button:has-text('Save options')")
+    with page.expect_navigation():  # the box as saved, not as ticked on the old page
+        page.click("button:has-text('Save options')")
     assert page.is_checked("#f-ew_accept")
     return int(m.group(1))
 
@@ -388,9 +391,11 @@ def test_a_whole_club_night(launch, tmp_path: Path, shot) -> None:  # noqa: C901
 
         # -- publication, with its confirmation step ------------------------------------
         desk.goto(f"{public}/events/{ce}/desk/")
-        desk.click("#publish-link")
+        with desk.expect_navigation():
+            desk.click("#publish-link")
         desk.check("#publish input[name=confirm]")
-        desk.click("#publish button")
+        with desk.expect_navigation():
+            desk.click("#publish button")
         assert desk.inner_text("#public-address").endswith(f"/results/{ce}")
 
         # -- a phone reads the results -------------------------------------------------
