@@ -150,7 +150,8 @@ def test_a_certificate_with_the_wrong_key_is_refused(tmp_path: Path) -> None:
         check_certificate(a_cert, b_key)
 
 
-def test_serve_reads_the_instance_folders_webpanel_cfg(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_serve_reads_the_instance_folders_webpanel_cfg(tmp_path: Path, monkeypatch, capsys,
+                                                       caplog) -> None:
     # docs/club-night.md: behind a proxy, TRUSTED_PROXIES = 1 in instance/webpanel.cfg; the
     # USEBIO export names the club from CLUB_NAME there. `boardwright serve` built the panel
     # from its options alone and never read that file (found by the sweep of the panel's
@@ -168,6 +169,8 @@ def test_serve_reads_the_instance_folders_webpanel_cfg(tmp_path: Path, monkeypat
     app = served["app"]
     assert app.config["TRUSTED_PROXIES"] == 1 and app.config["CLUB_NAME"] == "Hillside BC"
     assert app.config["RIG_CAMERA"] == "emulator"  # the option over the file
+    assert "Setup code:" in capsys.readouterr().out
+    assert "No director yet" not in caplog.text  # (serve says it above, with the code)
     (tmp_path / "webpanel.cfg").write_text("PAD_EXPIRY_DAYS = -5\n", encoding="utf-8")
     assert main(["serve", "--port", "5099"]) == 2
     err = capsys.readouterr().err.strip()

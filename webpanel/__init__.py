@@ -237,7 +237,7 @@ def _build(test_config: dict[str, Any] | None, overrides: dict[str, Any]) -> Fla
         from webpanel.security import current_director
         return {"signed_in": current_director}
 
-    if test_config is None:
+    if test_config is None and not overrides:  # (`boardwright serve` prints the code itself)
         _first_run_hint(app)
 
     @app.errorhandler(CSRFError)
