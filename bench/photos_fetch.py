@@ -215,6 +215,11 @@ def card_corners(a: Box, b: Box, diag: float) -> np.ndarray:
                      (cx - r * ux, cy - r * uy), (cx - r * vx, cy - r * vy)])
 
 
+def _inside(corners: np.ndarray, w: int, h: int) -> bool:
+    """Do a card's four corners (photo pixels) all lie inside a ``w`` × ``h`` photo?"""
+    return bool(corners.min() >= 0 and corners[:, 0].max() <= w and corners[:, 1].max() <= h)
+
+
 def cards_in(photo: np.ndarray, boxes: list[Box]) -> tuple[list[tuple[str, np.ndarray]], Counter[str]]:
     """Every card shown whole and alone at gate scale, and why the others were left out."""
     why: Counter[str] = Counter()
@@ -240,7 +245,7 @@ def cards_in(photo: np.ndarray, boxes: list[Box]) -> tuple[list[tuple[str, np.nd
         scale = math.sqrt(CARD_AREA / area)
         cx, cy = (a.cx + b.cx) / 2, (a.cy + b.cy) / 2
         corners = card_corners(a, b, diag)
-        if corners.min() < 0 or corners[:, 0].max() > w or corners[:, 1].max() > h:
+        if not _inside(corners, w, h):
             why["card not whole in the photo"] += 1
             continue
         if scale > MAX_ENLARGE:
@@ -285,7 +290,7 @@ def one_card_photo(photo: np.ndarray, boxes: list[Box]) -> str | None:
         return None
     corners = card_corners(a, b, span / INDEX_SPAN)
     h, w = photo.shape[:2]
-    if corners.min() < 0 or corners[:, 0].max() > w or corners[:, 1].max() > h:
+    if not _inside(corners, w, h):
         return None
     return a.name
 

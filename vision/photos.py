@@ -38,7 +38,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from dealer.cards import Card, CardError
@@ -47,7 +46,7 @@ from vision.gate_view import gate_view
 from vision.index import IndexReader
 from vision.learn import LearnedDesign, LearnError, bridge_order, learn
 from vision.locate import Located, locate
-from vision.sources import IMAGE_SUFFIXES
+from vision.sources import IMAGE_SUFFIXES, picture
 
 MAX_RESHOWN = 20  # cards of the learning pass shown again (the learner named their frame)
 
@@ -92,11 +91,6 @@ class DeckResult:
                 "wrong_examples": self.wrong_examples, "reshown": self.reshown}
 
 
-def _read(path: Path, view: Callable[[np.ndarray], np.ndarray] = gate_view) -> np.ndarray | None:
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    return None if img is None else view(img)
-
-
 def _by_card(folder: Path, res: DeckResult) -> dict[Card, list[Path]]:
     """The deck's photos by the card their name starts with (the others listed as skipped)."""
     by_card: dict[Card, list[Path]] = {}
@@ -132,7 +126,7 @@ def _learning_pass(folder: Path, by_card: dict[Card, list[Path]], res: DeckResul
         while tried.get(c, 0) < len(by_card[c]):
             p = by_card[c][tried.get(c, 0)]
             tried[c] = tried.get(c, 0) + 1
-            img = _read(p, view)
+            img = picture(p, view)
             if img is not None and isinstance(locate(img), Located):
                 return p, img
         return None
@@ -182,7 +176,7 @@ def bench_deck(folder: Path, view: Callable[[np.ndarray], np.ndarray] = gate_vie
         for p in paths:
             if p.name in taught:
                 continue
-            img = _read(p, view)
+            img = picture(p, view)
             if img is None:
                 res.rejected["unreadable image"] += 1
                 continue

@@ -9,14 +9,14 @@ reports it and carries on, so one bad file never ends a run).
 - a folder: every image in it, in name order;
 - an image file: that one image;
 - a video file: each frame, named by its number;
-
-(an image file is shown as the gate would show its card, :mod:`vision.gate_view`; a
-camera is asked for 640×480, and a video's frames of another size are fitted into it)
 - ``camera:0`` (a device index) or an ``rtsp://`` / ``http://`` URL: a live capture;
 - ``synthetic:design=standard,cards=sorted,seed=1,distortions=normal,deck=7``:
   the renderer. ``cards`` is a ``+``-separated list of cards (``SA+TD``),
   ``sorted`` (the 52 in boardwright's order ♣2..♠A), ``bridge`` (♠A..♠2, ♥, ♦, ♣),
   ``check`` (the three check cards of ``vision learn``), ``shuffled``, ``back`` and ``joker``.
+
+An image file is shown as the gate would show its card (:mod:`vision.gate_view`); a
+camera is asked for 640×480, and a video's frames of another size are fitted into it.
 
 >>> frames = list(open_source("synthetic:cards=SA+TD,design=qr,seed=2"))
 >>> [name for name, _ in frames]
@@ -26,7 +26,7 @@ camera is asked for 640×480, and a video's frames of another size are fitted in
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import cv2
@@ -45,12 +45,13 @@ class SourceError(BoardwrightError):
     """A frame source could not be opened."""
 
 
-def picture(path: Path) -> np.ndarray | None:
+def picture(path: Path, view: Callable[[np.ndarray], np.ndarray] = gate_view) -> np.ndarray | None:
     """An image file as a frame, shown as the gate would show its card
     (:func:`vision.gate_view.gate_view`: a phone's photo of any size, either way up; a
-    gate frame whose card is found is left as it is); ``None`` when it cannot be decoded."""
+    gate frame whose card is found is left as it is), or by ``view``; ``None`` when it
+    cannot be decoded."""
     img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    return None if img is None else gate_view(img)
+    return None if img is None else view(img)
 
 
 class FolderSource:
