@@ -160,3 +160,28 @@ def test_a_gate_sized_frame_of_a_card_beside_another_shape_is_never_looked_past(
     assert as_gate.shape[:2] == (480, 640)
     assert np.array_equal(gate_view(as_gate), fit_frame(as_gate))
     assert locate(gate_view(as_gate)).reason is Reason.TWO_CARDS
+
+
+def test_read_takes_photos_as_photos_and_gate_sized_files_as_the_gates(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A photo (not 640×480) is read as a photograph: a shadow's edge beside the card is no
+    # card under it. A 640×480 file may be the gate's own frame and is read as the gate's,
+    # unless --photo says otherwise; --gate reads photos as the gate's frames too.
+    photos = Path(__file__).parent / "data" / "photos"
+    design = str(photos / "phone-standard.npz")
+    name = "2H-IMG_20220921_195421.jpg"
+    photo = cv2.imread(str(photos / "on-a-table" / name))
+    cv2.imwrite(str(tmp_path / name), photo)
+    from vision.gate_view import gate_view
+
+    cv2.imwrite(str(tmp_path / "gate-sized.png"), gate_view(photo))  # the same view, 640×480
+    assert main(["vision", "read", str(tmp_path), "--design", design, "--json"]) == 0
+    out = {o["frame"]: o for o in _json_lines(capsys.readouterr().out)}
+    assert out[name].get("card") == "H2", out[name]
+    assert out["gate-sized.png"].get("reject") == "background too light", out["gate-sized.png"]
+    assert main(["vision", "read", str(tmp_path), "--design", design, "--json", "--photo"]) == 0
+    out = {o["frame"]: o for o in _json_lines(capsys.readouterr().out)}
+    assert out[name].get("card") == out["gate-sized.png"].get("card") == "H2", out
+    assert main(["vision", "read", str(tmp_path), "--design", design, "--json", "--gate"]) == 0
+    out = {o["frame"]: o for o in _json_lines(capsys.readouterr().out)}
+    assert "card" not in out[name] and "card" not in out["gate-sized.png"], out

@@ -121,12 +121,15 @@ class BarcodeReader:
     """
 
     def __init__(self, backend: str = "zxing", symbology: str = "qr", *,
-                 deck_id: int | None = None, expect: str = "card") -> None:
+                 deck_id: int | None = None, expect: str = "card", photo: bool = False) -> None:
+        """``photo``: the frames are photographs of a card on a table, not the gate's
+        (:func:`vision.locate.locate`): no card can lie under the card there."""
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
         if symbology not in SYMBOLOGIES:
             raise ValueError(f"symbology must be one of {SYMBOLOGIES}, not {symbology!r}")
         self.backend, self.symbology, self.deck_id, self.expect = backend, symbology, deck_id, expect
+        self.photo = photo
         self.method = f"barcode/{symbology}/{backend}"
         self._decode = (_zxing if backend == "zxing" else _zbar)(symbology)
 
@@ -150,7 +153,7 @@ class BarcodeReader:
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
         # The outline first: it says which way a card lies (a Code128 is then read
         # in one direction only), and whether a second card is on the gate.
-        found = locate(frame, grey)  # the outline only: the face is never warped here
+        found = locate(frame, grey, photo=self.photo)  # the outline only: the face is never warped here
         landscape = None
         if isinstance(found, Located):
             w, h = np.ptp(found.quad, axis=0)

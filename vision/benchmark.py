@@ -337,7 +337,7 @@ def report(cells: dict[tuple[str, str], dict[str, Any]], elapsed: float, args: a
         total_wrong += rec_wrong
     photos = getattr(args, "real_photos", {})
     if photos:
-        print("\n== index, real photos (learned from 52 photos of each deck, the others read; "
+        print("\n== index, real photos (learned from 52 photos of each deck, the others read as photographs; "
               "'as shot': the photos as the camera took them)")
         print(f"{'deck':<22} {'photos':>6} {'tested':>6} {'right':>6} {'WRONG':>6} {'accepted':>9} "
               f"{'courts':>9} {'numbers':>9}  rejected (reasons) / not learned")

@@ -47,6 +47,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--boards", action="store_true", help="read board-number stickers, not cards")
     r.add_argument("--limit", type=positive_int, help="stop after this many frames (any source)")
     r.add_argument("--json", action="store_true", help="one JSON object per line")
+    kind = r.add_mutually_exclusive_group()
+    kind.add_argument("--photo", action="store_true",
+                      help="read every frame as a photograph of a card on a table: no card can lie "
+                      "under it (default for image files not of the gate's 640x480)")
+    kind.add_argument("--gate", action="store_true",
+                      help="read every frame as the gate's: a card under the card is a double feed "
+                      "(default for cameras, videos, synthetic frames and 640x480 image files)")
     r.set_defaults(func=_read)
 
     learn = vs.add_parser("learn", help="learn a deck design from one pass of a sorted deck",
@@ -111,25 +118,30 @@ def _check_cards():
     return CHECK_CARDS
 
 
-def _reader(args: argparse.Namespace):
+def _reader(args: argparse.Namespace, *, photo: bool = False):
     if args.barcode:
         from vision.barcode import BarcodeReader
 
         return BarcodeReader(args.backend, args.barcode, deck_id=args.deck,
-                             expect="board" if args.boards else "card")
+                             expect="board" if args.boards else "card", photo=photo)
     from vision.index import IndexReader
     from vision.learn import LearnedDesign, design_path
 
-    return IndexReader(LearnedDesign.load(design_path(args.design)))
+    return IndexReader(LearnedDesign.load(design_path(args.design)), photo=photo)
 
 
 def _read(args: argparse.Namespace) -> int:
     from vision.sources import IMAGE_SUFFIXES, open_source
 
-    reader = _reader(args)
+    reader_of_all = _reader(args, photo=args.photo)
+    # A photograph of a card on a table is no gate frame: the guards against a card
+    # under the card (a double feed) do not apply to it (docs/vision.md, "Photographs").
+    photo_reader = reader_of_all if args.photo or args.gate else _reader(args, photo=True)
     source = open_source(args.source, limit=args.limit)
+    photos: set[str] = getattr(source, "photos", set())
     counts = {"read": 0, "rejected": 0, "errors": 0}
     for name, frame in source:
+        reader = photo_reader if name in photos else reader_of_all
         if args.limit is not None and sum(counts.values()) >= args.limit:
             break
         if frame is None:

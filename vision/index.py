@@ -88,9 +88,13 @@ class IndexReader:
 
     method = "index"
 
-    def __init__(self, design: LearnedDesign, thresholds: Thresholds | None = None) -> None:
+    def __init__(self, design: LearnedDesign, thresholds: Thresholds | None = None, *,
+                 photo: bool = False) -> None:
+        """``photo``: the frames are photographs of a card on a table, not the gate's
+        (:func:`vision.locate.locate`): no card can lie under the card there."""
         self.design = design
         self.t = thresholds or Thresholds()
+        self.photo = photo
         # How alike each two templates are: the scale of the margin between them.
         self._rank_cc = design.rank_templates @ design.rank_templates.T
         self._suit_cc = design.suit_templates @ design.suit_templates.T
@@ -98,7 +102,7 @@ class IndexReader:
     def read(self, frame: np.ndarray) -> Outcome:
         if frame.ndim == 2:  # a monochrome camera's frame: the same picture in three channels
             frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
-        found = locate(frame)
+        found = locate(frame, photo=self.photo)
         if isinstance(found, Reject):
             return found
         # Face up or down is decided from evidence: the learned back, or the

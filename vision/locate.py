@@ -112,10 +112,17 @@ class Located:
         return cv2.warpPerspective(self._frame, turn @ self._m, (w, h), flags=cv2.INTER_LINEAR)
 
 
-def locate(frame: np.ndarray, grey: np.ndarray | None = None) -> Located | Reject:
+def locate(frame: np.ndarray, grey: np.ndarray | None = None, *, photo: bool = False) -> Located | Reject:
     """Find one card; a :class:`Reject` (no card / two cards / background too light / too small) otherwise.
 
     ``grey`` is the frame in grey, when the caller has it already.
+
+    ``photo``: the frame is a photograph of a card on a table, not the gate's: no
+    card can have come through under it, so what lies beyond the outline (another
+    card's paper or edge beside it, or a shadow's) is not asked about. The outline
+    must still be one card's (its shape, each side an edge, nothing across it), and
+    two card-sized shapes are still two cards. The reader's two corners must still
+    name the same card.
     """
     if grey is None:
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
@@ -124,7 +131,7 @@ def locate(frame: np.ndarray, grey: np.ndarray | None = None) -> Located | Rejec
     first = _dark_floor(small)
     dark = float(np.median(np.concatenate([small[:4].ravel(), small[-4:].ravel()]))) < 100
     if isinstance(first, np.ndarray) and (dark or frame.ndim != 3):
-        if frame.ndim == 3:
+        if frame.ndim == 3 and not photo:
             # On the dark floor too, what lies beyond the outline must be floor: a card
             # with a black border on top of another, the one under it reaching past the
             # frame's edge, is cut off from it, and its visible pieces are each too small
@@ -146,7 +153,7 @@ def locate(frame: np.ndarray, grey: np.ndarray | None = None) -> Located | Rejec
         # card with a black border can be cut off from it; what lies beyond must be floor.
         # And each side must be the card's edge (part of a light card lost in a light floor
         # leaves a side across its face).
-        why = _beside_floor(small_bgr, (first - 0.5) / 2, apart)
+        why = None if photo else _beside_floor(small_bgr, (first - 0.5) / 2, apart)
         unseen = None if why else _unseen_side(small_bgr, (first - 0.5) / 2)
         if not why and not unseen:
             return _finish(frame, grey, first)
@@ -155,14 +162,14 @@ def locate(frame: np.ndarray, grey: np.ndarray | None = None) -> Located | Rejec
     if isinstance(second, np.ndarray):
         # The floor model sees the top card of a double feed as one card when the one
         # under it shows only a strip: what lies beyond the outline must be floor.
-        why = _beside_floor(small_bgr, (second - 0.5) / 2, apart)
+        why = None if photo else _beside_floor(small_bgr, (second - 0.5) / 2, apart)
         if why:
             second = Reject(Reason.NO_CARD, why)
         elif unseen := _unseen_side(small_bgr, (second - 0.5) / 2):
             second = _lost_in_floor(unseen, apart[1])
     if isinstance(second, np.ndarray):
         return _finish(frame, grey, second)
-    third = _edge_card(small_bgr, apart)
+    third = _edge_card(small_bgr, apart, photo=photo)
     if isinstance(third, np.ndarray):
         return _finish(frame, grey, third)
     # Otherwise the floor-model path knows more about an unusual floor.
@@ -758,8 +765,8 @@ def _best_outline(near: np.ndarray, outlines: list[tuple[tuple[int, ...] | None,
     return best, tries
 
 
-def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] | None = None
-               ) -> np.ndarray | str:
+def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] | None = None,
+               *, photo: bool = False) -> np.ndarray | str:
     """The card's corners (full-size pixels) from straight edges: the best-supported
     quadrilateral of two pairs of parallel edge lines (or, last, of lines as far from
     parallel as perspective makes a card's sides), at right angles, in a card's
@@ -806,8 +813,10 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
         return "no four straight edges in a card's shape"
     quad = _fit_sides(edges, best)
     apart_ = apart_ if apart_ is not None else _apart(small)
-    why, piece = _alone(small, quad, lines, pieces, apart_, blurred, edges=edges)
+    why, piece = _alone(small, quad, lines, pieces, apart_, blurred, edges=edges, photo=photo)
+    beside = piece
     grown: np.ndarray | None = quad
+    taken = quad  # in a photo: the outline grown furthest that is one card but for what lies beside
     for _ in range(3):
         # A straight edge beside the outline, along a side: another card under it, or the
         # card's own side, when the outline took a court's frame line (its picture's,
@@ -817,17 +826,24 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
             break
         grown = _grown(grown, piece, lines, edges, near, blurred)
         if grown is not None:
-            if _alone(small, grown, lines, pieces, apart_, blurred, edges=edges)[0] is None:
+            why_grown, piece = _alone(small, grown, lines, pieces, apart_, blurred, edges=edges, photo=photo)
+            if why_grown is None:
                 return grown.astype(np.float32) * 2 + 0.5
-            piece = _alone(small, grown, lines, pieces, apart_, blurred, shape=False, edges=edges)[1]
-    if why:
+            if piece is not None:
+                taken = grown
+            else:
+                piece = _alone(small, grown, lines, pieces, apart_, blurred, shape=False, edges=edges)[1]
+    if why and not (photo and beside is not None):
         return why
-    return quad.astype(np.float32) * 2 + 0.5
+    # (In a photo a straight edge beside the card is no card under it: a shadow's, the
+    # table's, or another card's lying apart. It may be the card's own side, when the
+    # outline took a court's frame line for it: hence the outline grown, when it was.)
+    return (taken if photo else quad).astype(np.float32) * 2 + 0.5
 
 
 def _alone(small: np.ndarray, quad: np.ndarray, lines: list[Line], pieces: list[Line],
            apart_: tuple[np.ndarray, float, np.ndarray], blurred: np.ndarray, *, shape: bool = True,
-           edges: np.ndarray | None = None) -> tuple[str | None, Line | None]:
+           edges: np.ndarray | None = None, photo: bool = False) -> tuple[str | None, Line | None]:
     """Why the edge way's outline ``quad`` (half-size pixels) is not one card alone on the
     floor, or ``None``: its shape, a long line across it, something beside it; and the
     straight piece beside it that rejected it, if one did. Not ``shape``: only the piece
@@ -849,7 +865,7 @@ def _alone(small: np.ndarray, quad: np.ndarray, lines: list[Line], pieces: list[
     h, w = small.shape[:2]
     if shape and _across(lines, quad, poly, sides, card_dirs, edges, blurred):
         return "a long straight edge across the outline: another card's edge?", None
-    why = _beside_floor(small, quad, apart_, blurred) if shape else None
+    why = _beside_floor(small, quad, apart_, blurred) if shape and not photo else None
     if why:
         return why, None
     step = float(np.median([_step(small, quad[i], quad[(i + 1) % 4]) for i in range(4)]))

@@ -157,7 +157,8 @@ def _learning_pass(folder: Path, by_card: dict[Card, list[Path]], res: DeckResul
 
 
 def bench_deck(folder: Path, view: Callable[[np.ndarray], np.ndarray] = gate_view) -> DeckResult:
-    """Learn one deck from 52 of its photos and read all the others.
+    """Learn one deck from 52 of its photos and read all the others, as photographs
+    (:func:`vision.locate.locate`'s ``photo``; the pass is taken as the gate would).
 
     ``view``: how a photo is shown to the gate (:func:`gate_view`, or :func:`fit_frame`
     to see what that step does).
@@ -169,7 +170,9 @@ def bench_deck(folder: Path, view: Callable[[np.ndarray], np.ndarray] = gate_vie
         return res
     design, taught = learned
     res.learned, res.order = True, design.order
-    reader = IndexReader(design)
+    # The pass is learned from photos where the card is found alone, as at the gate; the
+    # others are read as the photographs they are (no card can lie under the card).
+    reader = IndexReader(design, photo=True)
     for card, paths in by_card.items():
         court = 11 <= int(card.rank) <= 13
         tally = res.courts if court else res.numbers

@@ -17,6 +17,9 @@ reports it and carries on, so one bad file never ends a run).
 
 An image file is shown as the gate would show its card (:mod:`vision.gate_view`); a
 camera is asked for 640×480, and a video's frames of another size are fitted into it.
+A folder or image source notes which of its pictures are photographs (``photos``:
+every picture not of the gate's 640×480), so that a reader need not ask of them what
+only the gate must (:func:`vision.locate.locate`'s ``photo``).
 
 >>> frames = list(open_source("synthetic:cards=SA+TD,design=qr,seed=2"))
 >>> [name for name, _ in frames]
@@ -50,8 +53,13 @@ def picture(path: Path, view: Callable[[np.ndarray], np.ndarray] = gate_view) ->
     (:func:`vision.gate_view.gate_view`: a phone's photo of any size, either way up; a
     gate frame whose card is found is left as it is), or by ``view``; ``None`` when it
     cannot be decoded."""
+    return _shown(path, view)[0]
+
+
+def _shown(path: Path, view: Callable[[np.ndarray], np.ndarray] = gate_view) -> tuple[np.ndarray | None, bool]:
+    """:func:`picture`, and whether the file is a photograph (not of the gate's 640×480)."""
     img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    return None if img is None else view(img)
+    return (None, False) if img is None else (view(img), not is_gate_frame(img))
 
 
 class FolderSource:
@@ -62,10 +70,14 @@ class FolderSource:
         self.files = sorted(p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if limit is not None:
             self.files = self.files[:limit]
+        self.photos: set[str] = set()  # the pictures read so far that are photographs
 
     def __iter__(self) -> Iterator[Frame]:
         for p in self.files:
-            yield p.name, picture(p)  # None if unreadable
+            frame, photo = _shown(p)  # (None if unreadable)
+            if photo:
+                self.photos.add(p.name)
+            yield p.name, frame
 
 
 class ImageSource:
@@ -73,9 +85,13 @@ class ImageSource:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self.photos: set[str] = set()  # its name, once read, if it is a photograph
 
     def __iter__(self) -> Iterator[Frame]:
-        yield self.path.name, picture(self.path)
+        frame, photo = _shown(self.path)
+        if photo:
+            self.photos.add(self.path.name)
+        yield self.path.name, frame
 
 
 class CaptureSource:
