@@ -170,6 +170,7 @@ def _build(test_config: dict[str, Any] | None, overrides: dict[str, Any]) -> Fla
         CLUB_ID_NUMBER="",       # the club's number with its national body, likewise
         FAST_TABLE_FORMS=True,   # a table's entry, acceptance and change: webpanel.fastpath
         CHECKPOINT_IN_BACKGROUND=None,  # SQLite's log copied by a thread (None: unless TESTING)
+        DD_AHEAD=None,  # a deal set's double dummy solved by a thread on arrival (None: unless TESTING)
     )
     if test_config is None:
         from dealer.config import Settings
