@@ -11,8 +11,14 @@ database (unless a URL is configured) and the session secret.
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
 import secrets
+import threading
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,25 +31,90 @@ from flask_wtf.csrf import CSRFError, CSRFProtect
 from dealer.config import ConfigError
 from dealer.errors import BoardwrightError
 
+try:  # POSIX: workers take turns making the session secret; elsewhere os.link alone
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
 csrf = CSRFProtect()
 
 
-def _secret_key(instance: Path) -> str:
-    # One random key per installation, kept in the instance folder, so sessions survive restarts.
-    path = instance / "secret_key"
+def _read_secret(path: Path) -> str:
+    """The kept session secret, or "" when there is none (no file, or a blank one)."""
     try:
-        if path.exists():
-            return path.read_text(encoding="utf-8").strip()
+        return path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return ""
     except (OSError, UnicodeDecodeError) as exc:  # a folder of that name, a binary file
         why = exc.strerror if isinstance(exc, OSError) else "not a text file"
         raise ConfigError(f"{path}: cannot read the session secret: {why}") from None
+
+
+@contextmanager
+def _instance_turn(instance: Path) -> Iterator[None]:
+    """One process (or thread) at a time making the instance folder's secret."""
+    if fcntl is None:  # pragma: no cover - Windows: os.link below still keeps the first key
+        yield
+        return
+    fd = os.open(instance, os.O_RDONLY)  # an flock on the folder: no lock file left behind
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # (releases the lock)
+
+
+def _secret_key(instance: Path, log: logging.Logger) -> str:
+    """One random key per installation, kept in the instance folder (``secret_key``), so
+    sessions survive restarts; made on first start.
+
+    Two gunicorn workers start at once: both may find no key, and each used to write
+    its own, so a form signed by one worker was "expired" in the other. Whoever comes
+    second now waits its turn and reads the first one's key. A blank file (a full disk,
+    a copy gone wrong, ``touch``) was taken as an empty key, with which nothing can be
+    signed: it is replaced by a new key, and the log says so.
+    """
+    path = instance / "secret_key"
+    key = _read_secret(path)
+    if key:
+        return key
+    tmp = instance / f".secret_key.{os.getpid()}.{threading.get_ident()}"
     try:
         instance.mkdir(parents=True, exist_ok=True)
-        key = secrets.token_hex(32)
-        path.write_text(key)
-        path.chmod(0o600)
+        with _instance_turn(instance):
+            key = _read_secret(path)  # made while this one waited for its turn
+            if key:
+                return key
+            blank = path.exists()
+            key = secrets.token_hex(32)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(key + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            # Whole or not at all: a worker reading meanwhile never sees half a key. A
+            # new file is linked (it fails if the file appeared: then that key is the key).
+            try:
+                if blank:
+                    os.replace(tmp, path)
+                else:
+                    os.link(tmp, path)
+            except FileExistsError:  # made meanwhile by a process that took no turn
+                theirs = _read_secret(path)
+                if theirs:
+                    key = theirs
+                else:
+                    os.replace(tmp, path)
+            except OSError:  # a file system without hard links (a FAT stick): renamed
+                os.replace(tmp, path)
     except OSError as exc:  # the instance folder is a file, or may not be written
         raise ConfigError(f"{path}: cannot make the session secret: {exc.strerror}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+    if blank:
+        log.warning("%s was empty: made a new session secret (nobody could be signed in "
+                    "with the empty one).", path)
     return key
 
 
@@ -187,7 +258,7 @@ def _build(test_config: dict[str, Any] | None, overrides: dict[str, Any]) -> Fla
     _check_numbers(app.config, where)
     app.session_interface = _SchemeSessions()
     if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = _secret_key(Path(app.instance_path))
+        app.config["SECRET_KEY"] = _secret_key(Path(app.instance_path), app.logger)
     csrf.init_app(app)
     # Table and pad tokens are keys: the request log and the app's own log never write one.
     from webpanel import redact
