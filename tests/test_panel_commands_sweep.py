@@ -186,6 +186,24 @@ def test_a_broken_webpanel_cfg_is_named_with_its_line(
     one_error(flask(instance, "init-db"), str(instance / "webpanel.cfg"), *needles)
 
 
+@pytest.mark.parametrize("content", ["PAD_EXPIRY_DAYS = 0\n", "PAD_EXPIRY_DAYS = (\n",
+                                     "PUBLIC_URL = 'ftp://bridge'\n"])
+def test_the_help_with_a_broken_webpanel_cfg_is_one_error_line_then_the_help(
+        content: str, instance: Path) -> None:
+    # before: `flask --app webpanel --help` printed Flask's traceback of the ClickException
+    # (the app is built to list its commands), then the help.
+    instance.mkdir()
+    (instance / "webpanel.cfg").write_text(content)
+    out = flask(instance, "--help")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {instance / 'webpanel.cfg'}"), lines
+    assert out.stdout.startswith("Usage: ") and "Commands:" in out.stdout
+    # A command still gets the one line alone (status 1), its own --help too.
+    for args in (["init-db"], ["init-db", "--help"], ["routes"]):
+        one_error(flask(instance, *args), str(instance / "webpanel.cfg"))
+
+
 @pytest.mark.parametrize(("write", "needles"), [
     # before: ConfigError tracebacks
     (lambda inst: (inst / "boardwright.toml").write_text("database_url = [\n"),

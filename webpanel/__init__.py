@@ -12,6 +12,7 @@ database (unless a URL is configured) and the session secret.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 import os
 import secrets
@@ -24,6 +25,7 @@ from typing import Any
 
 import click
 from flask import Config, Flask, render_template, request
+from flask.cli import FlaskGroup, NoAppException
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from flask.wrappers import Request
 from flask_wtf.csrf import CSRFError, CSRFProtect
@@ -165,7 +167,24 @@ def create_app(test_config: dict[str, Any] | None = None, *,
             raise  # boardwright serve, gunicorn, the tests: theirs to report
         # The flask command builds the app inside click, and Flask reports only its own
         # NoAppException plainly: anything else was a traceback.
+        if _listing_commands():
+            # `flask --app webpanel --help` (or no command, or shell completion) builds
+            # the app to list its commands: a NoAppException is Flask's one "Error:" line
+            # above the help. A command's own lookup must not get one: Flask would add
+            # "No such command" to it.
+            raise NoAppException(str(exc)) from None
         raise click.ClickException(str(exc)) from None
+
+
+def _listing_commands() -> bool:
+    """Whether Flask's ``FlaskGroup.list_commands`` is what builds the app now."""
+    listing = getattr(getattr(FlaskGroup, "list_commands", None), "__code__", None)
+    frame = inspect.currentframe()
+    while frame is not None:
+        if frame.f_code is listing:
+            return True
+        frame = frame.f_back
+    return False
 
 
 #: The whole-number settings, each with its least and greatest sensible value.
