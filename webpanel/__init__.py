@@ -18,7 +18,7 @@ import os
 import secrets
 import threading
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -142,13 +142,41 @@ class _SchemeSessions(SecureCookieSessionInterface):
         return bool(setting)
 
 
-def _first_run_hint(app: Flask) -> None:
-    # Under gunicorn or `flask run` nobody prints a setup code: say how to get one.
-    from webpanel import security
-    with app.app_context():
-        if not security.has_director():
-            app.logger.warning("No director yet: `flask --app webpanel setup-code` prints the "
-                               "one-time code that /setup asks for.")
+class _FirstRunHint:
+    """WSGI wrapper: when the panel serves its first request, the first-run hint.
+
+    Under gunicorn or ``flask run`` nobody prints a setup code, so the log says how to
+    get one while there is no director. Said once a process, when it serves: not when
+    the app is built, since every ``flask --app webpanel`` command (``setup-code``
+    itself) builds it and serves nothing.
+    """
+
+    def __init__(self, app: Flask, wsgi_app: Callable[..., Iterable[bytes]]) -> None:
+        self.app, self.wsgi_app = app, wsgi_app
+        self.pending = True
+        self.lock = threading.Lock()
+
+    def __call__(self, environ: dict[str, Any],
+                 start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if self.pending:
+            with self.lock:
+                if self.pending:
+                    self.pending = False
+                    self.hint()
+        return self.wsgi_app(environ, start_response)
+
+    def hint(self) -> None:
+        from sqlalchemy.exc import SQLAlchemyError
+
+        from webpanel import security
+        try:
+            with self.app.app_context():
+                if security.has_director():
+                    return
+        except (BoardwrightError, SQLAlchemyError):  # the request itself says what is wrong
+            return
+        self.app.logger.warning("No director yet: `flask --app webpanel setup-code` prints "
+                                "the one-time code that /setup asks for.")
 
 
 def create_app(test_config: dict[str, Any] | None = None, *,
@@ -329,7 +357,8 @@ def _build(test_config: dict[str, Any] | None, overrides: dict[str, Any]) -> Fla
         return {"signed_in": current_director}
 
     if test_config is None and not overrides:  # (`boardwright serve` prints the code itself)
-        _first_run_hint(app)
+        # Outermost: the first request of any kind, the table forms' fast path's too.
+        app.wsgi_app = _FirstRunHint(app, app.wsgi_app)  # type: ignore[method-assign]
 
     @app.errorhandler(CSRFError)
     def _csrf(e: CSRFError) -> tuple[str, int]:
