@@ -27,6 +27,8 @@ from dealer.records import board_html
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from dealer.deal import Deal
+
 log = logging.getLogger(__name__)
 
 
@@ -125,14 +127,12 @@ def ahead(boards: Iterable[Board]) -> None:
         solve_ahead(store().engine, boards)
 
 
-def _solve_quietly(engine: Engine, deals: list[object]) -> None:
-    try:
-        from dealer.dd import DDError, solve
-    except ImportError:  # no endplay: the pages show the deals alone
-        return
+def _solve_quietly(engine: Engine, deals: list[Deal]) -> None:
+    from dealer.dd import DDError, solve
+
     try:
         solve(deals, cache=_cache(engine))  # type: ignore[arg-type]
-    except DDError:  # endplay missing: said where a page would show the analysis
+    except DDError:  # no endplay: the pages show the deals alone, as they always did
         pass
     except Exception as exc:  # a database error: the page solves the boards itself
         log.warning("could not solve %d deals ahead (the results page will): %s",
