@@ -20,6 +20,7 @@ vulnerability, as DDS's ``DealerPar`` does.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -42,6 +43,11 @@ _DDS_DENOM = {0: Strain.NOTRUMP, 1: Strain.SPADES, 2: Strain.HEARTS, 3: Strain.D
               4: Strain.CLUBS}  # DealerPar's contract denominations
 _VUL_DDS = {Vulnerability.NONE: 0, Vulnerability.BOTH: 1, Vulnerability.NS: 2, Vulnerability.EW: 3}
 MAX_BATCH = 32
+#: One batch at a time in a process. DDS solves a batch on its own pool of threads with
+#: working memory it sets up once per process (endplay calls ``SetMaxThreads`` on import);
+#: it is not documented as safe to enter from two threads at once, and one batch already
+#: keeps every core busy, so a second thread (a page, the panel's solving ahead) waits.
+_DDS_TURN = threading.Lock()
 
 
 class DDError(BoardwrightError):
@@ -244,6 +250,18 @@ def _from_dds(res: object) -> DDTable:
     return DDTable(tuple(cells))
 
 
+@contextmanager
+def _dds_turn() -> Iterator[bool]:
+    """This thread's turn at DDS (``_DDS_TURN``); yields whether it had to wait for it."""
+    waited = not _DDS_TURN.acquire(blocking=False)
+    if waited:
+        _DDS_TURN.acquire()
+    try:
+        yield waited
+    finally:
+        _DDS_TURN.release()
+
+
 def solve(deals: Sequence[Deal], *, cache: DDCache | None = None,
           progress: bool = False) -> list[DDTable]:
     """Double-dummy tables for ``deals``, in order; cached ones are not solved again."""
@@ -255,20 +273,25 @@ def solve(deals: Sequence[Deal], *, cache: DDCache | None = None,
     if todo:
         dds, types = _endplay()
         bar = Progress("double-dummy", len(todo)) if progress else None
-        solved: dict[Deal, DDTable] = {}
         for lo in range(0, len(todo), MAX_BATCH):
             chunk = todo[lo:lo + MAX_BATCH]
-            eds = [types.Deal(d.to_pbn()) for d in chunk]  # type: ignore[attr-defined]
-            tables = dds.calc_all_tables(eds)  # type: ignore[attr-defined]
-            for d, t in zip(chunk, tables, strict=True):
-                solved[d] = _from_dds(t._data)
-            if cache is not None:  # an empty cache has len 0, so never test truthiness
-                cache.put_many({d: solved[d] for d in chunk})
+            with _dds_turn() as waited:
+                if waited and cache is not None:
+                    # Perhaps solved by the thread this one waited for (the panel solving
+                    # a new deal set ahead while a page asks for the same boards).
+                    known.update(cache.get_many(chunk))
+                    chunk = [d for d in chunk if d not in known]
+                if chunk:
+                    eds = [types.Deal(d.to_pbn()) for d in chunk]  # type: ignore[attr-defined]
+                    tables = dds.calc_all_tables(eds)  # type: ignore[attr-defined]
+                    solved = {d: _from_dds(t._data) for d, t in zip(chunk, tables, strict=True)}
+                    if cache is not None:  # an empty cache has len 0: never test truthiness
+                        cache.put_many(solved)
+                    known.update(solved)
             if bar is not None:
-                bar.update(lo + len(chunk))
+                bar.update(min(lo + MAX_BATCH, len(todo)))
         if bar is not None:
             bar.close()
-        known.update(solved)
     return [known[d] for d in deals]
 
 

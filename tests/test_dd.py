@@ -125,6 +125,41 @@ def test_second_solve_hits_the_store(tmp_path, monkeypatch) -> None:
     cache.close()
 
 
+def test_two_threads_solving_the_same_deals_solve_them_once(tmp_path, monkeypatch) -> None:
+    """The panel solves a new deal set ahead in a thread while a page may ask for the same
+    boards: the second to come waits for DDS (one batch at a time in a process) and then
+    reads what the first stored, rather than solving it again (or entering DDS twice)."""
+    import threading
+
+    from endplay import dds as endplay_dds
+
+    from dealer.generate import random_dealset
+
+    deals = random_dealset(range(1, 5)).deals
+    cache = DDCache(tmp_path / "bw.sqlite")  # a file: every thread sees the same rows
+    real, batches, inside = endplay_dds.calc_all_tables, [], threading.Semaphore(1)
+
+    def counted(eds, *args, **kwargs):  # noqa: ANN001, ANN202 -- endplay's own signature
+        assert inside.acquire(blocking=False), "two threads inside DDS at once"
+        try:
+            batches.append(len(eds))
+            time.sleep(0.2)  # the other thread arrives meanwhile
+            return real(eds, *args, **kwargs)
+        finally:
+            inside.release()
+
+    monkeypatch.setattr(endplay_dds, "calc_all_tables", counted)
+    out: list[list[DDTable]] = []
+    threads = [threading.Thread(target=lambda: out.append(solve(deals, cache=cache)))
+               for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len(out) == 2 and out[0] == out[1] and batches == [4], batches
+    cache.close()
+
+
 def test_partial_deal_is_refused() -> None:
     from dealer.dd import DDError
 

@@ -47,10 +47,9 @@ def flask(instance: Path | None, *args: str | bytes, cwd: Path = ROOT,
 
 
 def one_error(out: subprocess.CompletedProcess[str], *needles: str, status: int = 1) -> str:
-    """The one ``Error:`` line on stderr (the panel's first-run warning aside)."""
+    """The one ``Error:`` line on stderr, and nothing else there."""
     assert "Traceback" not in out.stderr, out.stderr
-    lines = [line for line in out.stderr.splitlines()
-             if line.strip() and "No director yet" not in line]
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
     assert out.returncode == status and len(lines) == 1, (out.returncode, out.stderr)
     assert lines[0].startswith("Error: "), lines[0]
     for needle in needles:
@@ -186,6 +185,24 @@ def test_a_broken_webpanel_cfg_is_named_with_its_line(
     one_error(flask(instance, "init-db"), str(instance / "webpanel.cfg"), *needles)
 
 
+@pytest.mark.parametrize("content", ["PAD_EXPIRY_DAYS = 0\n", "PAD_EXPIRY_DAYS = (\n",
+                                     "PUBLIC_URL = 'ftp://bridge'\n"])
+def test_the_help_with_a_broken_webpanel_cfg_is_one_error_line_then_the_help(
+        content: str, instance: Path) -> None:
+    # before: `flask --app webpanel --help` printed Flask's traceback of the ClickException
+    # (the app is built to list its commands), then the help.
+    instance.mkdir()
+    (instance / "webpanel.cfg").write_text(content)
+    out = flask(instance, "--help")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {instance / 'webpanel.cfg'}"), lines
+    assert out.stdout.startswith("Usage: ") and "Commands:" in out.stdout
+    # A command still gets the one line alone (status 1), its own --help too.
+    for args in (["init-db"], ["init-db", "--help"], ["routes"]):
+        one_error(flask(instance, *args), str(instance / "webpanel.cfg"))
+
+
 @pytest.mark.parametrize(("write", "needles"), [
     # before: ConfigError tracebacks
     (lambda inst: (inst / "boardwright.toml").write_text("database_url = [\n"),
@@ -253,6 +270,35 @@ def test_setup_code_says_which_file_it_cannot_write(instance: Path) -> None:
     one_error(flask(instance, "setup-code"),
               f"{instance / 'setup_code'}: cannot write the setup code: Is a directory")
     assert not [p for p in instance.iterdir() if p.name.startswith(".setup_code")]
+
+
+def test_no_flask_command_logs_no_director_yet(instance: Path) -> None:
+    # before: every command (setup-code itself, init-db, --help ...) logged "No director
+    # yet: `flask --app webpanel setup-code` prints the one-time code", a line about
+    # serving the panel, while there was no director.
+    for args in (["setup-code"], ["init-db"], ["expire-pads"], ["--help"], ["routes"]):
+        out = flask(instance, *args)
+        assert out.returncode == 0 and out.stderr == "", (args, out.stderr)
+
+
+def test_the_panel_says_no_director_yet_when_it_serves(tmp_path: Path, monkeypatch,
+                                                       caplog) -> None:
+    # The app as gunicorn and `flask run` build it (the settings files, no options): once,
+    # at its first request, while there is no director; never once there is one.
+    from webpanel import create_app
+    monkeypatch.setenv("BOARDWRIGHT_INSTANCE", str(tmp_path / "instance"))
+    app = create_app()
+    assert "No director yet" not in caplog.text
+    c = app.test_client()
+    assert c.get("/pads/").status_code == 200 and c.get("/setup").status_code == 200
+    assert caplog.text.count("No director yet: `flask --app webpanel setup-code`") == 1
+    with app.app_context():
+        from webpanel.security import create_director
+        create_director("ann", PASSWORD)
+    caplog.clear()
+    again = create_app()
+    assert again.test_client().get("/pads/").status_code == 200
+    assert "No director yet" not in caplog.text
 
 
 def test_setup_code_when_a_director_exists_is_refused(tmp_path: Path) -> None:

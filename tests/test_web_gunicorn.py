@@ -63,3 +63,6 @@ def test_gunicorn_serves_a_table_with_the_panels_settings(tmp_path: Path) -> Non
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=20)
+    # No director yet: said by the worker that served (its first request), once; not by
+    # each worker as it built the app.
+    assert proc.stderr.read().count("No director yet") == 1

@@ -410,3 +410,115 @@ def test_the_public_pdf_is_built_once_per_change_and_never_stale(club, monkeypat
     sealed = s.get(f"/results/{ce}/results.pdf").get_data()
     assert len(built) == 4
     assert not [h for h in long_holdings(app, set_id) if h in pdf_text(sealed)]
+
+
+# -- the boards' double dummy: solved ahead, not while the director waits -------------------
+
+@pytest.fixture()
+def solving(monkeypatch) -> list[int]:
+    """The deals DDS solves (batch sizes), counted at endplay's own entry point."""
+    from endplay import dds as endplay_dds
+    batches: list[int] = []
+    real = endplay_dds.calc_all_tables
+
+    def counted(eds, *args, **kw):  # type: ignore[no-untyped-def]
+        batches.append(len(eds))
+        return real(eds, *args, **kw)
+    monkeypatch.setattr(endplay_dds, "calc_all_tables", counted)
+    return batches
+
+
+def _dd_rows(app: Flask) -> set[bytes]:
+    from sqlalchemy import select
+
+    from dealer.store.dd_models import DDTableRow
+    with app.app_context(), store().engine.connect() as conn:
+        return set(conn.scalars(select(DDTableRow.deal)))
+
+
+def _analysed(boards: list) -> list[str]:  # type: ignore[type-arg]
+    """Each board's hand record as the results page shows it, solved here without a cache."""
+    from dealer.dd import analyse
+    from dealer.records import board_html
+    return [board_html(b, res) for b, res in zip(boards, analyse(boards), strict=True)]
+
+
+def test_a_generated_sets_double_dummy_is_solved_before_the_publish_page_opens(
+        tmp_path: Path, solving: list[int]) -> None:
+    # before: nothing was solved until the publish page was opened, which solved all the
+    # boards while the director waited (28 boards: 2.9 s on an idle laptop, over 30 s under
+    # load in tests/browser/test_club_night.py); the players' page then read them.
+    from webpanel import handrecord
+    app = make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}", DD_AHEAD=True)
+    c = app.test_client()
+    director(c)
+    r = c.post("/dealsets/generate", data={"csrf_token": csrf(c, "/dealsets/"),
+                                           "name": "Tuesday", "first": "1", "count": "6"})
+    assert r.status_code == 302
+    assert handrecord.wait_ahead(120), "still solving after 2 minutes"
+    with app.app_context():
+        set_id = store().list()[-1].id
+        ds = store().load(set_id)
+    assert _dd_rows(app) == {b.deal.bits.to_bytes(26, "big") for b in ds.boards}  # type: ignore[union-attr]
+    assert sum(solving) == 6
+    ce = new_event(c, tables="3", boards_per_round="2", deal_set_id=str(set_id))
+    play_round(app, ce, 1)
+    page = c.get(f"/events/{ce}/publish").get_data(as_text=True)
+    assert "hand records with double-dummy" in page
+    publish(c, ce)
+    body = app.test_client().get(f"/results/{ce}").get_data(as_text=True)
+    for fragment in _analysed(ds.boards):
+        assert fragment in body
+    assert sum(solving) == 6 + 6  # _analysed's own: neither page solved anything
+    assert handrecord.wait_ahead(60)  # (the event's and the page's checks: all cached)
+    assert sum(solving) == 12
+
+
+def test_without_solving_ahead_the_players_page_solves_what_is_missing(
+        tmp_path: Path, solving: list[int]) -> None:
+    # A set stored by the command line (store().save here), with the panel's solving ahead
+    # off (TESTING): the director's confirmation page still solves nothing, and the
+    # players' page solves the boards it shows, once, keeping them in dd_tables.
+    app = make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}")
+    c = app.test_client()
+    director(c)
+    with app.app_context():
+        set_id = store().save(random_dealset(range(1, 7)), name="six boards")
+    ce = new_event(c, tables="3", boards_per_round="2", deal_set_id=str(set_id))
+    assert "hand records with double-dummy" in c.get(f"/events/{ce}/publish").get_data(
+        as_text=True)
+    assert solving == [] and _dd_rows(app) == set()
+    publish(c, ce)
+    body = app.test_client().get(f"/results/{ce}").get_data(as_text=True)
+    assert body.count('class="bw-par"') == 6
+    assert solving == [6] and len(_dd_rows(app)) == 6
+
+
+def test_the_double_dummy_shown_follows_the_deals(tmp_path: Path) -> None:
+    """The tables are kept by the 52 cards, never by set or board number: an event moved to
+    another deal set (or a set deleted and another stored in its place) shows the new
+    deals' tables, never the old ones'."""
+    first, second = random_dealset(range(1, 7)), random_dealset(range(1, 7))
+    app = make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}")
+    c = app.test_client()
+    director(c)
+    with app.app_context():
+        a = store().save(first, name="first")
+    ce = new_event(c, tables="3", boards_per_round="2", deal_set_id=str(a))
+    publish(c, ce)
+    s = app.test_client()
+    assert all(f in s.get(f"/results/{ce}").get_data(as_text=True) for f in _analysed(
+        list(first.boards)))
+    with app.app_context():
+        rs.unpublish(store(), ce, who="td")
+        rs.update_event(store(), ce, deal_set_id=None)
+        rs.delete_deal_set(store(), a)
+        b = store().save(second, name="second")
+    assert b == a  # the old set's number, with other deals
+    r = c.post(f"/events/{ce}/settings", data={"csrf_token": csrf(c, f"/events/{ce}"),
+                                               "deal_set_id": str(b)})
+    assert r.status_code == 302
+    publish(c, ce)
+    body = s.get(f"/results/{ce}").get_data(as_text=True)
+    assert all(f in body for f in _analysed(list(second.boards)))
+    assert not any(f in body for f in _analysed(list(first.boards)))

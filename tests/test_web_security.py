@@ -439,6 +439,86 @@ def test_the_setup_code_from_the_command_line(tmp_path: Path, monkeypatch) -> No
     assert "director ann created" in out.output
 
 
+# The session secret in the instance folder ----------------------------------------------
+
+@pytest.mark.parametrize("blank", ["", "  \n", "\n\n"])
+def test_a_blank_secret_key_file_is_replaced_by_a_new_key(blank: str, tmp_path: Path,
+                                                           monkeypatch, caplog) -> None:
+    # before: an empty secret_key was taken as the key "": no session could be signed, so
+    # the first-run setup (and any login) failed, and the table forms' signatures had an
+    # empty key.
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    (instance / "secret_key").write_text(blank)
+    monkeypatch.setenv("BOARDWRIGHT_INSTANCE", str(instance))
+    app = make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}", SECRET_KEY=None)
+    kept = (instance / "secret_key").read_text().strip()
+    assert len(kept) == 64 and app.secret_key == kept
+    assert oct((instance / "secret_key").stat().st_mode & 0o777) == "0o600"
+    assert f"{instance / 'secret_key'} was empty: made a new session secret" in caplog.text
+    c = app.test_client()
+    director(c)
+    assert c.get("/events/").status_code == 200  # signed in: the session is signed
+    # The key kept is the key: the next start reads it and says nothing.
+    caplog.clear()
+    assert make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}", SECRET_KEY=None).secret_key == kept
+    assert "session secret" not in caplog.text
+    assert sorted(p.name for p in instance.iterdir()) == ["secret_key"]  # no temporary file
+
+
+# Each starts the panel when told to, with a pause between finding no key and writing one
+# (as a busy laptop may take): the workers of a gunicorn started on a fresh instance.
+_WORKER = """
+import sys, time
+from pathlib import Path
+import webpanel
+real = webpanel.secrets.token_hex
+class Slow:
+    @staticmethod
+    def token_hex(n):
+        time.sleep(0.5)
+        return real(n)
+webpanel.secrets = Slow
+go = Path(sys.argv[1])
+(go.parent / f"ready-{sys.argv[3]}").touch()
+while not go.exists():
+    time.sleep(0.01)
+app = webpanel.create_app({"TESTING": True, "DATABASE_URL": sys.argv[2]})
+print(app.secret_key)
+"""
+
+
+@pytest.mark.parametrize("blank", [False, True])
+def test_workers_starting_at_once_share_one_secret_key(blank: bool, tmp_path: Path) -> None:
+    # before: each worker that found no key (or a blank one) wrote its own; the last
+    # written was kept, and the other workers signed with keys nobody else knew, so a
+    # director's form or a table's form sent to another worker had "expired".
+    instance = tmp_path / "instance"
+    if blank:
+        instance.mkdir()
+        (instance / "secret_key").write_text("\n")
+    go = tmp_path / "go"
+    env = {**os.environ, "BOARDWRIGHT_INSTANCE": str(instance), "PYTHONPATH": str(ROOT)}
+    workers = [subprocess.Popen([sys.executable, "-c", _WORKER, str(go),
+                                 f"sqlite:///{tmp_path / f'w{i}.sqlite'}", str(i)], cwd=ROOT,
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+               for i in range(3)]
+    deadline = time.monotonic() + 120
+    while len(list(tmp_path.glob("ready-*"))) < 3:  # each has loaded the panel's code
+        assert time.monotonic() < deadline and all(w.poll() is None for w in workers)
+        time.sleep(0.05)
+    go.touch()
+    keys = []
+    for w in workers:
+        out, err = w.communicate(timeout=120)
+        assert w.returncode == 0, err
+        keys.append(out.strip())
+    kept = (instance / "secret_key").read_text().strip()
+    assert len(kept) == 64 and keys == [kept] * 3, keys
+    assert sorted(p.name for p in instance.iterdir() if "secret" in p.name) == ["secret_key"]
+
+
 def _serve(tmp_path: Path, url: str, *args: str) -> tuple[subprocess.Popen, str, Path]:
     port = _free_port()
     env = {**os.environ, "BOARDWRIGHT_INSTANCE": str(tmp_path / "instance"),

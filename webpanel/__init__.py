@@ -11,13 +11,21 @@ database (unless a URL is configured) and the session secret.
 
 from __future__ import annotations
 
+import contextlib
+import inspect
+import logging
+import os
 import secrets
+import threading
 import traceback
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
 from flask import Config, Flask, render_template, request
+from flask.cli import FlaskGroup, NoAppException
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from flask.wrappers import Request
 from flask_wtf.csrf import CSRFError, CSRFProtect
@@ -25,25 +33,90 @@ from flask_wtf.csrf import CSRFError, CSRFProtect
 from dealer.config import ConfigError
 from dealer.errors import BoardwrightError
 
+try:  # POSIX: workers take turns making the session secret; elsewhere os.link alone
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
 csrf = CSRFProtect()
 
 
-def _secret_key(instance: Path) -> str:
-    # One random key per installation, kept in the instance folder, so sessions survive restarts.
-    path = instance / "secret_key"
+def _read_secret(path: Path) -> str:
+    """The kept session secret, or "" when there is none (no file, or a blank one)."""
     try:
-        if path.exists():
-            return path.read_text(encoding="utf-8").strip()
+        return path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return ""
     except (OSError, UnicodeDecodeError) as exc:  # a folder of that name, a binary file
         why = exc.strerror if isinstance(exc, OSError) else "not a text file"
         raise ConfigError(f"{path}: cannot read the session secret: {why}") from None
+
+
+@contextmanager
+def _instance_turn(instance: Path) -> Iterator[None]:
+    """One process (or thread) at a time making the instance folder's secret."""
+    if fcntl is None:  # pragma: no cover - Windows: os.link below still keeps the first key
+        yield
+        return
+    fd = os.open(instance, os.O_RDONLY)  # an flock on the folder: no lock file left behind
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # (releases the lock)
+
+
+def _secret_key(instance: Path, log: logging.Logger) -> str:
+    """One random key per installation, kept in the instance folder (``secret_key``), so
+    sessions survive restarts; made on first start.
+
+    Two gunicorn workers start at once: both may find no key, and each used to write
+    its own, so a form signed by one worker was "expired" in the other. Whoever comes
+    second now waits its turn and reads the first one's key. A blank file (a full disk,
+    a copy gone wrong, ``touch``) was taken as an empty key, with which nothing can be
+    signed: it is replaced by a new key, and the log says so.
+    """
+    path = instance / "secret_key"
+    key = _read_secret(path)
+    if key:
+        return key
+    tmp = instance / f".secret_key.{os.getpid()}.{threading.get_ident()}"
     try:
         instance.mkdir(parents=True, exist_ok=True)
-        key = secrets.token_hex(32)
-        path.write_text(key)
-        path.chmod(0o600)
+        with _instance_turn(instance):
+            key = _read_secret(path)  # made while this one waited for its turn
+            if key:
+                return key
+            blank = path.exists()
+            key = secrets.token_hex(32)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(key + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            # Whole or not at all: a worker reading meanwhile never sees half a key. A
+            # new file is linked (it fails if the file appeared: then that key is the key).
+            try:
+                if blank:
+                    os.replace(tmp, path)
+                else:
+                    os.link(tmp, path)
+            except FileExistsError:  # made meanwhile by a process that took no turn
+                theirs = _read_secret(path)
+                if theirs:
+                    key = theirs
+                else:
+                    os.replace(tmp, path)
+            except OSError:  # a file system without hard links (a FAT stick): renamed
+                os.replace(tmp, path)
     except OSError as exc:  # the instance folder is a file, or may not be written
         raise ConfigError(f"{path}: cannot make the session secret: {exc.strerror}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+    if blank:
+        log.warning("%s was empty: made a new session secret (nobody could be signed in "
+                    "with the empty one).", path)
     return key
 
 
@@ -69,13 +142,41 @@ class _SchemeSessions(SecureCookieSessionInterface):
         return bool(setting)
 
 
-def _first_run_hint(app: Flask) -> None:
-    # Under gunicorn or `flask run` nobody prints a setup code: say how to get one.
-    from webpanel import security
-    with app.app_context():
-        if not security.has_director():
-            app.logger.warning("No director yet: `flask --app webpanel setup-code` prints the "
-                               "one-time code that /setup asks for.")
+class _FirstRunHint:
+    """WSGI wrapper: when the panel serves its first request, the first-run hint.
+
+    Under gunicorn or ``flask run`` nobody prints a setup code, so the log says how to
+    get one while there is no director. Said once a process, when it serves: not when
+    the app is built, since every ``flask --app webpanel`` command (``setup-code``
+    itself) builds it and serves nothing.
+    """
+
+    def __init__(self, app: Flask, wsgi_app: Callable[..., Iterable[bytes]]) -> None:
+        self.app, self.wsgi_app = app, wsgi_app
+        self.pending = True
+        self.lock = threading.Lock()
+
+    def __call__(self, environ: dict[str, Any],
+                 start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if self.pending:
+            with self.lock:
+                if self.pending:
+                    self.pending = False
+                    self.hint()
+        return self.wsgi_app(environ, start_response)
+
+    def hint(self) -> None:
+        from sqlalchemy.exc import SQLAlchemyError
+
+        from webpanel import security
+        try:
+            with self.app.app_context():
+                if security.has_director():
+                    return
+        except (BoardwrightError, SQLAlchemyError):  # the request itself says what is wrong
+            return
+        self.app.logger.warning("No director yet: `flask --app webpanel setup-code` prints "
+                                "the one-time code that /setup asks for.")
 
 
 def create_app(test_config: dict[str, Any] | None = None, *,
@@ -94,7 +195,24 @@ def create_app(test_config: dict[str, Any] | None = None, *,
             raise  # boardwright serve, gunicorn, the tests: theirs to report
         # The flask command builds the app inside click, and Flask reports only its own
         # NoAppException plainly: anything else was a traceback.
+        if _listing_commands():
+            # `flask --app webpanel --help` (or no command, or shell completion) builds
+            # the app to list its commands: a NoAppException is Flask's one "Error:" line
+            # above the help. A command's own lookup must not get one: Flask would add
+            # "No such command" to it.
+            raise NoAppException(str(exc)) from None
         raise click.ClickException(str(exc)) from None
+
+
+def _listing_commands() -> bool:
+    """Whether Flask's ``FlaskGroup.list_commands`` is what builds the app now."""
+    listing = getattr(getattr(FlaskGroup, "list_commands", None), "__code__", None)
+    frame = inspect.currentframe()
+    while frame is not None:
+        if frame.f_code is listing:
+            return True
+        frame = frame.f_back
+    return False
 
 
 #: The whole-number settings, each with its least and greatest sensible value.
@@ -170,6 +288,7 @@ def _build(test_config: dict[str, Any] | None, overrides: dict[str, Any]) -> Fla
         CLUB_ID_NUMBER="",       # the club's number with its national body, likewise
         FAST_TABLE_FORMS=True,   # a table's entry, acceptance and change: webpanel.fastpath
         CHECKPOINT_IN_BACKGROUND=None,  # SQLite's log copied by a thread (None: unless TESTING)
+        DD_AHEAD=None,  # a deal set's double dummy solved by a thread on arrival (None: unless TESTING)
     )
     if test_config is None:
         from dealer.config import Settings
@@ -186,7 +305,7 @@ def _build(test_config: dict[str, Any] | None, overrides: dict[str, Any]) -> Fla
     _check_numbers(app.config, where)
     app.session_interface = _SchemeSessions()
     if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = _secret_key(Path(app.instance_path))
+        app.config["SECRET_KEY"] = _secret_key(Path(app.instance_path), app.logger)
     csrf.init_app(app)
     # Table and pad tokens are keys: the request log and the app's own log never write one.
     from webpanel import redact
@@ -238,7 +357,8 @@ def _build(test_config: dict[str, Any] | None, overrides: dict[str, Any]) -> Fla
         return {"signed_in": current_director}
 
     if test_config is None and not overrides:  # (`boardwright serve` prints the code itself)
-        _first_run_hint(app)
+        # Outermost: the first request of any kind, the table forms' fast path's too.
+        app.wsgi_app = _FirstRunHint(app, app.wsgi_app)  # type: ignore[method-assign]
 
     @app.errorhandler(CSRFError)
     def _csrf(e: CSRFError) -> tuple[str, int]:

@@ -23,6 +23,7 @@ from dealer.generate import random_dealset
 from dealer.records import records_pdf
 from dealer.store import audit
 from dealer.store import results as rs
+from webpanel import handrecord
 from webpanel.db import store
 from webpanel.fields import text
 from webpanel.security import director_required, who
@@ -52,6 +53,7 @@ def generate() -> Response:
     ds.meta["Date"] = date.today().strftime("%Y.%m.%d")
     ds.sealed = request.form.get("sealed") == "on"
     set_id = store().save(ds, name=name, source="generated in the panel")
+    handrecord.ahead(ds.boards)  # solved before anyone opens the results: webpanel.handrecord
     flash(f"Generated deal set {set_id} ({count} boards).", "ok")
     return redirect(url_for("dealsets.index"))
 
@@ -72,6 +74,7 @@ def upload() -> Response:
         flash(f"{name}: {exc}", "error")
         return redirect(url_for("dealsets.index"))
     set_id = store().save(ds, name=name, source=name)
+    handrecord.ahead(ds.boards)
     flash(f"Imported {name} as deal set {set_id} ({len(ds)} boards).", "ok")
     return redirect(url_for("dealsets.index"))
 

@@ -17,7 +17,7 @@ from flask import (
 from werkzeug.wrappers import Response
 
 from dealer.store import results as rs
-from webpanel import contexts
+from webpanel import contexts, handrecord
 from webpanel import fields as exact
 from webpanel.db import store
 from webpanel.lan import public_url_for
@@ -119,9 +119,18 @@ def new() -> Response | str | tuple[str, int]:
             flash(f"{exc.field or 'form'}: {exc}", "error")
             return render_template("events/new.html", sets=sets, form=f,
                                    events=_firsts()), 400
+        _solve_ahead(ds if ds and any(s.id == ds for s in sets) else None)
         flash("Event created.", "ok")
         return redirect(url_for("events.show", ce_id=ce))
     return render_template("events/new.html", sets=sets, form={}, events=_firsts())
+
+
+def _solve_ahead(set_id: int | None) -> None:
+    """The set's boards solved double dummy in the background (webpanel.handrecord): a
+    set imported with the command line, or stored before the panel solved sets ahead,
+    is ready before its event's results are published."""
+    if set_id is not None:
+        handrecord.ahead(store().load(set_id).boards)
 
 
 def _firsts(but: int | None = None) -> list[tuple[int, str]]:
@@ -237,6 +246,8 @@ def settings(ce_id: int) -> Response:
     except rs.EntryError as exc:  # said on the event's page, beside the form
         flash(f"{exc.field or 'form'}: {exc}", "error")
         return redirect(url_for("events.show", ce_id=ce_id))
+    if values.get("deal_set_id") not in (None, ce.deal_set_id):
+        _solve_ahead(values["deal_set_id"])  # type: ignore[arg-type]
     flash("Saved.", "ok")
     return redirect(url_for("events.show", ce_id=ce_id))
 

@@ -120,7 +120,9 @@ def confirm(ce_id: int) -> BaseResponse | str:
               + f"; corrections for {ce.correction_minutes} minutes (Law 79C).", "ok")
         return redirect(url_for("publish.confirm", ce_id=ce_id))
     name, date = rs.event_name(store(), ce_id)
-    page = results_page.build(store(), ce_id)
+    # The confirmation shows no board: solving every board's double dummy here made its
+    # first opening take seconds (over 30 under load); the players' page gets them.
+    page = results_page.build(store(), ce_id, analysis=False)
     return render_template("publish/confirm.html", ce=ce, name=name, date=date, page=page,
                            entered=rs.result_count(store(), ce_id), expected=_expected(ce_id),
                            may_undo=rs.may_unpublish(ce), until=rs.undo_until(ce),

@@ -106,8 +106,13 @@ def contract_text(row: Any) -> str:
     return f"{c} {row.declarer or ''}".strip()
 
 
-def build(store: Store, ce_id: int) -> Page:
-    """The results page of club event ``ce_id`` as it stands now."""
+def build(store: Store, ce_id: int, *, analysis: bool = True) -> Page:
+    """The results page of club event ``ce_id`` as it stands now.
+
+    ``analysis=False`` (the director's confirmation page, which shows no board): the
+    hand records without their double-dummy tables, nothing solved in the request;
+    the boards are solved in the background for the players' page instead.
+    """
     ce = rs.get_event(store, ce_id)
     name, date = rs.event_name(store, ce_id)
     scored = score_event(store, ce_id)
@@ -120,8 +125,10 @@ def build(store: Store, ce_id: int) -> Page:
             numbers |= {b for s in rs.movement(store, ce_id, sec).sittings for b in s.boards}
         except EventError:  # a movement that no longer builds: the results still show
             pass
-    shown = handrecord.board_fragments([deals[n] for n in sorted(numbers) if n in deals],
-                                       store.engine)
+    played = [deals[n] for n in sorted(numbers) if n in deals]
+    shown = handrecord.board_fragments(played, store.engine, analysis=analysis)
+    if not analysis:
+        handrecord.ahead(played)
     boards = [BoardView(n, scored.travellers.get(n, []), shown.get(n, ""))
               for n in sorted(numbers)]
     unit = next((s.unit for sts in scored.rankings.values() for s in sts), "%")

@@ -482,7 +482,7 @@ def board(token: str, board: int) -> str | tuple[str, int]:
     if ctx.ce.show_hand_record and ctx.ce.deal_set_id is not None:
         b = _board_of(ctx, board)
         if b is not None:
-            diagram = handrecord.board_fragment(b)
+            diagram = handrecord.board_fragment(b, store().engine)
     rs.record_view(store(), ctx.ce.id, ctx.token.section, table, board)
     return render_template("tables/board.html", ctx=ctx, board=board, traveller=traveller,
                            diagram=diagram, table_page=True)
