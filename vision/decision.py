@@ -38,6 +38,7 @@ class Reason(StrEnum):
     UNREADABLE = "no readable barcode"
     BACKGROUND_LIGHT = "background too light"
     TOO_SMALL = "card too small"
+    CUT_OFF = "index cut off"  # a corner-view camera: the index runs past the frame's edge
 
     @property
     def label(self) -> str:

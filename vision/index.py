@@ -284,6 +284,11 @@ class IndexReader:
         return Partial(ra, ca, (sa, sb), alike=float(self._suit_cc[int(pair[0]), int(pair[1])]),
                        margin=t.margin)
 
+    def read_corner(self, g: Glyphs, roi: np.ndarray | None = None) -> CornerRead | Reject:
+        """One corner's read by every check a first corner passes (no looser fit, no search):
+        for a camera that sees one corner only (:mod:`vision.corner_view`)."""
+        return self._corner(g, roi)
+
     def _corner(self, g: Glyphs, roi: np.ndarray | None = None, *, loose: bool = False) -> CornerRead | Reject:
         """One corner's read; ``loose``: the corroborating corner's looser fit to the design."""
         t, d = self.t, self.design
