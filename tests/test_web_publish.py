@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from web_helpers import csrf, director, make_app, new_event, table_tokens
+from web_helpers import csrf, director, event_on_six_boards, make_app, new_event, table_tokens
 
 from dealer.board import DealSet
 from dealer.events.matchpoints import MatchpointOptions, score_matchpoints
@@ -479,12 +479,7 @@ def test_without_solving_ahead_the_players_page_solves_what_is_missing(
     # A set stored by the command line (store().save here), with the panel's solving ahead
     # off (TESTING): the director's confirmation page still solves nothing, and the
     # players' page solves the boards it shows, once, keeping them in dd_tables.
-    app = make_app(f"sqlite:///{tmp_path / 'bw.sqlite'}")
-    c = app.test_client()
-    director(c)
-    with app.app_context():
-        set_id = store().save(random_dealset(range(1, 7)), name="six boards")
-    ce = new_event(c, tables="3", boards_per_round="2", deal_set_id=str(set_id))
+    app, c, ce, _ = event_on_six_boards(f"sqlite:///{tmp_path / 'bw.sqlite'}")
     assert "hand records with double-dummy" in c.get(f"/events/{ce}/publish").get_data(
         as_text=True)
     assert solving == [] and _dd_rows(app) == set()

@@ -24,10 +24,9 @@ from urllib.parse import quote
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from web_helpers import csrf, director, make_app, new_event, table_tokens
+from web_helpers import csrf, event_on_six_boards, new_event, table_tokens
 from werkzeug.routing import Rule
 
-from dealer.generate import random_dealset
 from dealer.store import results as rs
 from webpanel.db import store
 from webpanel.tables import table_csrf as _table_csrf
@@ -93,12 +92,7 @@ def methods(rule: Rule) -> list[str]:
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     """An event with a deal set, table 1's secret result, a pad, a stale token."""
     tmp: Path = tmp_path_factory.mktemp("routes")
-    app = make_app(f"sqlite:///{tmp / 'bw.sqlite'}")
-    c = app.test_client()
-    director(c)
-    with app.app_context():
-        set_id = store().save(random_dealset(range(1, 7)), name="six boards")
-    ce = new_event(c, tables="3", boards_per_round="2", deal_set_id=str(set_id))
+    app, c, ce, set_id = event_on_six_boards(f"sqlite:///{tmp / 'bw.sqlite'}")
     gone = new_event(c, name="Deleted event", tables="3")
     tokens = table_tokens(app, ce)
     stale = table_tokens(app, gone)[1]

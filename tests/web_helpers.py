@@ -59,6 +59,20 @@ def new_event(client: FlaskClient, **form: str) -> int:
     return int(r.headers["Location"].rstrip("/").split("/")[-1])
 
 
+def event_on_six_boards(db_url: str) -> tuple[Flask, FlaskClient, int, int]:
+    """An app, its client with the director signed in, a 3-table event (2 boards a round)
+    and the six-board deal set it plays, stored as the command line stores one."""
+    from dealer.generate import random_dealset
+
+    app = make_app(db_url)
+    client = app.test_client()
+    director(client)
+    with app.app_context():
+        set_id = store().save(random_dealset(range(1, 7)), name="six boards")
+    event = new_event(client, tables="3", boards_per_round="2", deal_set_id=str(set_id))
+    return app, client, event, set_id
+
+
 def table_tokens(app: Flask, ce: int) -> dict[int, str]:
     """Each table's token (section A, or a one-section event) by table number."""
     with app.app_context():

@@ -57,7 +57,7 @@ from dealer.cards import Card, Suit
 from vision.decision import Outcome, Read, Reason, Reject
 from vision.glyphs import Glyphs, ink_of, roi_glyphs
 from vision.index import IndexReader, Thresholds
-from vision.learn import LearnedDesign, LearnError, bridge_order
+from vision.learn import LearnedDesign, LearnError, bridge_order, glyph_statistics
 
 #: Width (px, at the frame's scale) of the region cut for the index, from the card's
 #: left edge: the feeder's index column ("10" 24 px wide, 9-30 px in from the edge)
@@ -262,13 +262,7 @@ def _design(name: str, seen: list[tuple[str, Card, Glyphs]], source: str,
     black = [g.redness for _, c, g in seen if not c.suit.is_red]
     return LearnedDesign(
         name=name,
-        rank_templates=_unit(np.stack([np.mean([g.rank.ravel() for g in r], 0) for r in by_rank])),
-        suit_templates=_unit(np.stack([np.mean([g.suit.ravel() for g in s], 0) for s in by_suit])),
-        rank_height=np.array([np.mean([g.rank_box[3] for g in r]) for r in by_rank]),
-        rank_aspect=np.array([np.mean([g.rank_box[2] / g.rank_box[3] for g in r]) for r in by_rank]),
-        suit_height=float(np.mean([g.suit_box[3] for s in by_suit for g in s])),
-        suit_heights=np.array([np.mean([g.suit_box[3] for g in s]) for s in by_suit]),
-        suit_aspect=np.array([np.mean([g.suit_box[2] / g.suit_box[3] for g in s]) for s in by_suit]),
+        **glyph_statistics(by_rank, by_suit),
         red_split=float((np.mean(red) + np.mean(black)) / 2),
         red_gap=float(np.mean(red) - np.mean(black)),
         sharpness=float(np.median([g.sharpness for _, _, g in seen])),

@@ -35,7 +35,7 @@ from vision import corroborate
 from vision.decision import Outcome, Read, Reason, Reject
 from vision.glyphs import Glyphs, colourless, corner_glyphs, margin, roi_glyphs
 from vision.learn import CHECK_CARDS, LearnedDesign, LearnError, is_back
-from vision.locate import Located, locate
+from vision.locate import Located, locate, other_outlines
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,13 @@ class CornerRead:
     suit_margin: float
 
 
+#: In a photograph, the rejects after which the other outlines are read: the card not
+#: found, or an outline whose corners are not one card's index (never two cards, a back,
+#: a joker: those are what the photo shows).
+RETRIED_IN_PHOTOS = frozenset({Reason.NO_CARD, Reason.BACKGROUND_LIGHT, Reason.NOT_THIS_DECK,
+                               Reason.DISAGREE, Reason.AMBIGUOUS, Reason.BLURRED})
+
+
 class IndexReader:
     """A recogniser for one learned deck design."""
 
@@ -103,8 +110,20 @@ class IndexReader:
         if frame.ndim == 2:  # a monochrome camera's frame: the same picture in three channels
             frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
         found = locate(frame, photo=self.photo)
-        if isinstance(found, Reject):
-            return found
+        out = found if isinstance(found, Reject) else self._read_located(found)
+        if self.photo and isinstance(out, Reject) and out.reason in RETRIED_IN_PHOTOS:
+            # A photograph: the outline chosen may have taken a shadow's edge, or the
+            # floor's, for a side. Every other outline is read, and the first whose two
+            # corners name the same card is the card's (other_outlines).
+            quad = None if isinstance(found, Reject) else found.quad
+            for other in other_outlines(frame, besides=quad):
+                got = self._read_located(other)
+                if got.accepted:
+                    return got
+        return out
+
+    def _read_located(self, found: Located) -> Outcome:
+        """The read of the card whose outline is ``found``."""
         # Face up or down is decided from evidence: the learned back, or the
         # corner indices. Never from how much paper the middle shows: real
         # court pictures leave little of it (issue 15).

@@ -54,6 +54,7 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -372,13 +373,7 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray | None]], *, jokers:
                           if red and black else (0.0, 0.0))
     return LearnedDesign(
         name=name,
-        rank_templates=_unit(np.stack([np.mean([g.rank.ravel() for g in r], 0) for r in ranks])),
-        suit_templates=_unit(np.stack([np.mean([g.suit.ravel() for g in s], 0) for s in suits])),
-        rank_height=np.array([np.mean([g.rank_box[3] for g in r]) for r in ranks]),
-        rank_aspect=np.array([np.mean([g.rank_box[2] / g.rank_box[3] for g in r]) for r in ranks]),
-        suit_height=float(np.mean([g.suit_box[3] for s in suits for g in s])),
-        suit_heights=np.array([np.mean([g.suit_box[3] for g in s]) for s in suits]),
-        suit_aspect=np.array([np.mean([g.suit_box[2] / g.suit_box[3] for g in s]) for s in suits]),
+        **glyph_statistics(ranks, suits),
         red_split=red_split,
         red_gap=red_gap,
         sharpness=float(np.median([g.sharpness for gs in per_card.values() for g in gs])),
@@ -388,6 +383,20 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray | None]], *, jokers:
         back_template=back_template,
         roi=roi_size,
     )
+
+
+def glyph_statistics(ranks: list[list[Glyphs]], suits: list[list[Glyphs]]) -> dict[str, Any]:
+    """A design's templates and glyph sizes from the glyphs seen of each rank (2..A) and
+    each suit (♣ ♦ ♥ ♠): :class:`LearnedDesign`'s fields of those names."""
+    return {
+        "rank_templates": _unit(np.stack([np.mean([g.rank.ravel() for g in r], 0) for r in ranks])),
+        "suit_templates": _unit(np.stack([np.mean([g.suit.ravel() for g in s], 0) for s in suits])),
+        "rank_height": np.array([np.mean([g.rank_box[3] for g in r]) for r in ranks]),
+        "rank_aspect": np.array([np.mean([g.rank_box[2] / g.rank_box[3] for g in r]) for r in ranks]),
+        "suit_height": float(np.mean([g.suit_box[3] for s in suits for g in s])),
+        "suit_heights": np.array([np.mean([g.suit_box[3] for g in s]) for s in suits]),
+        "suit_aspect": np.array([np.mean([g.suit_box[2] / g.suit_box[3] for g in s]) for s in suits]),
+    }
 
 
 def _suits_by_colour(run_means: np.ndarray, reds: set[int]) -> dict[int, Suit]:

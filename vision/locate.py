@@ -185,6 +185,69 @@ def locate(frame: np.ndarray, grey: np.ndarray | None = None, *, photo: bool = F
     return first
 
 
+#: How many of the edge way's best-supported outlines :func:`other_outlines` offers.
+OTHER_OUTLINES = 6
+
+
+def other_outlines(frame: np.ndarray, grey: np.ndarray | None = None, *,
+                   besides: np.ndarray | None = None) -> list[Located]:
+    """In a photograph (``locate``'s ``photo``), every other outline worth reading when the
+    one :func:`locate` chose was not the card's, or it chose none: the dark-floor way's
+    and the floor model's, then the edge way's :data:`OTHER_OUTLINES` best-supported
+    quadrilaterals (each side an edge, a card's shape and size, nothing across it), best
+    first, without ``besides`` (the outline ``locate`` returned, if it did). A shadow's straight edge, or a wood
+    floor's stripe, can make a better-supported outline than the card's own; which
+    outline is the card's is what the reader's two corners say (they must name the same
+    card, their indices placed as one card's). Never for the gate's frames: there the
+    outline must be one card alone, and two shapes are two cards.
+    """
+    if frame.ndim != 3:
+        return []
+    if grey is None:
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    h, w = grey.shape[:2]
+    small = cv2.resize(grey, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    small_bgr = cv2.resize(frame, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    quads: list[np.ndarray] = []
+    first = _dark_floor(small)
+    apart = _apart(small_bgr)
+    second = _any_floor(small_bgr, apart)
+    quads += [q for q in (first, second) if isinstance(q, np.ndarray)]
+    blurred = cv2.medianBlur(small_bgr, 5)
+    edges = _edge_map(small_bgr, blurred)
+    lines, pieces = _lines(edges)
+    near = cv2.dilate(edges, _DOT3)
+    faint = _Faint(blurred)
+    found = (_outlines(lines, _pairs(lines, where=False)) + _outlines(lines, _pairs(lines, where=True))
+             + _outlines(lines, _pairs(lines, where=True, slant=True)) + _fourth_sides(lines, edges))
+    ranked: list[tuple[float, np.ndarray]] = []
+    for _key, q in found:
+        sup = _support(near, q, faint)
+        sides = np.hypot(*(np.roll(q, -1, axis=0) - q).T)
+        score = float((sup * sides).sum())
+        if sup.min() >= SIDE_SUPPORT and score >= ALL_SUPPORT * sides.sum():
+            ranked.append((score, q))
+    ranked.sort(key=lambda r: -r[0])
+    taken: list[np.ndarray] = []
+    for _score, q in ranked:
+        if len(taken) == OTHER_OUTLINES:
+            break
+        if any(float(np.abs(q - t).max()) < 3 for t in taken):
+            continue  # (the same outline, from another pair of lines)
+        taken.append(q)
+        fitted = _fit_sides(edges, q)
+        why, piece = _alone(small_bgr, fitted, lines, pieces, apart, blurred, edges=edges, photo=True)
+        if why is None or piece is not None:
+            quads.append(fitted.astype(np.float32) * 2 + 0.5)
+    out: list[Located] = []
+    for q in quads:
+        got = _finish(frame, grey, q)
+        seen = [o.quad for o in out] + ([] if besides is None else [besides])
+        if not any(float(np.abs(got.quad - o).max()) < 4 for o in seen):  # (the same outline)
+            out.append(got)
+    return out
+
+
 def _dark_floor(small: np.ndarray) -> np.ndarray | Reject:
     lo, hi = percentiles_u8(small[::2, ::2], (1, 99))
     if hi - lo < 50:  # Otsu would split plain floor noise in two; a card stands out by far more
