@@ -187,6 +187,8 @@ def locate(frame: np.ndarray, grey: np.ndarray | None = None, *, photo: bool = F
 
 #: How many of the edge way's best-supported outlines :func:`other_outlines` offers.
 OTHER_OUTLINES = 6
+#: The least share of its hull a shape fills for :func:`other_outlines` to offer its hull.
+HULL_FILL = 0.6
 
 
 def other_outlines(frame: np.ndarray, grey: np.ndarray | None = None, *,
@@ -213,6 +215,19 @@ def other_outlines(frame: np.ndarray, grey: np.ndarray | None = None, *,
     apart = _apart(small_bgr)
     second = _any_floor(small_bgr, apart)
     quads += [q for q in (first, second) if isinstance(q, np.ndarray)]
+    # A shape in a card's proportions and size that fills too little of its hull (glare
+    # taking a bite out of its edge): its hull's four corners.
+    _, dark_mask = cv2.threshold(small, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    for mask, q in ((dark_mask, first), (apart[0], second)):
+        if isinstance(q, np.ndarray):
+            continue
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        biggest = max(contours, key=cv2.contourArea, default=None)
+        if biggest is not None and cv2.contourArea(cv2.convexHull(biggest)) * 4 >= MIN_AREA:
+            hull_quad, area, ratio, fill, _single = _shape(biggest)
+            if (len(hull_quad) == 4 and CARD_RATIO[0] <= ratio <= CARD_RATIO[1]
+                    and MIN_AREA <= area <= MAX_AREA and fill >= HULL_FILL):
+                quads.append(hull_quad * 2 + 0.5)
     blurred = cv2.medianBlur(small_bgr, 5)
     edges = _edge_map(small_bgr, blurred)
     lines, pieces = _lines(edges)
