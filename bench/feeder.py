@@ -23,20 +23,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
-from collections import Counter
 from pathlib import Path
 
 import cv2
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dealer.cards import Card  # noqa: E402
-from vision.corner_view import CornerReader, learning_pass  # noqa: E402
-from vision.decision import Reject  # noqa: E402
-from vision.learn import LearnError  # noqa: E402
-from vision.photos import card_of_name  # noqa: E402
+from vision.corner_view import bench_folder  # noqa: E402
 
 DEFAULT = Path.home() / ".cache/boardwright/feeder/pp2021"
 
@@ -51,70 +44,21 @@ def main() -> int:
         print(f"feeder: no corpus at {a.folder}: run bench/feeder_fetch.py first", file=sys.stderr)
         return 2
     cv2.setNumThreads(1)
-    by_card: dict[Card, list[Path]] = {}
-    none: list[Path] = []
-    for p in sorted(a.folder.glob("*.jpg")):
-        card = card_of_name(p.name)
-        if card is not None:
-            by_card.setdefault(card, []).append(p)
-        elif p.name.startswith("NONE-"):
-            none.append(p)
-    by_card = {c: ps[a.start % len(ps):] + ps[: a.start % len(ps)] for c, ps in by_card.items()}
-    try:
-        learned = learning_pass("pp2021", by_card)
-    except LearnError as e:
-        print(json.dumps({"bench": "feeder", "learned": False, "not_learned": str(e)}))
+    r = bench_folder(a.folder, a.start)
+    if not r["learned"]:
+        print(json.dumps({"bench": "feeder", "learned": False, "not_learned": r["not_learned"]}))
         return 1
-    reader = CornerReader(learned.design)
-    right = wrong = 0
-    rejected: Counter[str] = Counter()
-    courts, numbers = [0, 0], [0, 0]  # frames read, accepted right
-    wrong_examples: list[str] = []
-    cpu: list[float] = []
-    for card, paths in by_card.items():
-        tally = courts if 11 <= int(card.rank) <= 13 else numbers
-        for p in paths:
-            if p.name in learned.taught:
-                continue
-            img = cv2.imread(str(p), cv2.IMREAD_COLOR)
-            c0 = time.process_time()
-            out = reader.read(img)
-            cpu.append(time.process_time() - c0)
-            tally[0] += 1
-            if isinstance(out, Reject):
-                rejected[out.reason.value] += 1
-            elif out.card == card:
-                right += 1
-                tally[1] += 1
-            else:
-                wrong += 1
-                wrong_examples.append(f"{p.name} read as {out.label}")
-    none_out: Counter[str] = Counter()
-    for p in none:
-        img = cv2.imread(str(p), cv2.IMREAD_COLOR)
-        c0 = time.process_time()
-        out = reader.read(img)
-        cpu.append(time.process_time() - c0)
-        none_out[out.reason.value if isinstance(out, Reject) else f"READ AS {out.label}"] += 1
-    tested = right + wrong + sum(rejected.values())
-    ms = np.array(cpu) * 1000
-    summary = {
-        "bench": "feeder", "corpus": str(a.folder), "start": a.start, "learned": True,
-        "learning_frames": len(learned.taught), "reshown": len(learned.reshown),
-        "tested": tested, "accepted_right": right, "accepted_wrong": wrong,
-        "accepted_pct": round(100 * (right + wrong) / max(1, tested), 1),
-        "rejected": dict(rejected.most_common()), "courts": courts, "numbers": numbers,
-        "no_card_frames": len(none), "no_card_outcomes": dict(none_out),
-        "cpu_p50_ms": round(float(np.percentile(ms, 50)), 2), "cpu_p99_ms": round(float(np.percentile(ms, 99)), 2),
-        "wrong_examples": wrong_examples[:10],
-    }
-    print(f"learned from {len(learned.taught)} frames ({len(learned.reshown)} cards shown again)")
-    print(f"read {tested}: right {right}, WRONG {wrong}, rejected {sum(rejected.values())} "
-          f"({', '.join(f'{k} {v}' for k, v in rejected.most_common())})")
+    summary = {"bench": "feeder", "corpus": str(a.folder), "start": a.start, **r}
+    rejected, courts, numbers = r["rejected"], r["courts"], r["numbers"]
+    none_out = r["no_card_outcomes"]
+    print(f"learned from {r['learning_frames']} frames ({len(r['reshown'])} cards shown again)")
+    print(f"read {r['tested']}: right {r['accepted_right']}, WRONG {r['accepted_wrong']}, "
+          f"rejected {sum(rejected.values())} "
+          f"({', '.join(f'{k} {v}' for k, v in rejected.items())})")
     print(f"courts {courts[1]}/{courts[0]}, number cards {numbers[1]}/{numbers[0]}; "
           f"no card: {dict(none_out)}; CPU p50 {summary['cpu_p50_ms']} ms, p99 {summary['cpu_p99_ms']} ms")
     print(json.dumps(summary))
-    return 0 if wrong == 0 and not any(k.startswith("READ") for k in none_out) else 1
+    return 0 if r["accepted_wrong"] == 0 and not any(k.startswith("READ") for k in none_out) else 1
 
 
 if __name__ == "__main__":

@@ -127,3 +127,22 @@ def test_a_pass_whose_cards_are_not_those_named_is_refused(learned: Pass) -> Non
     frames[i], frames[j] = frames[j], frames[i]
     with pytest.raises(LearnError, match=r"frame 7C-.* \(H7\): its suit glyph is nearer the other frames' ♣"):
         learn_corners("swapped", frames)
+
+
+def test_the_bench_reports_a_feeders_deck_as_its_own_condition(tmp_path: Path) -> None:
+    # bench/vision.py reads a feeder camera's frames (one folder per deck) as
+    # "<deck> feeder corner", with the figures of the photographs' decks.
+    import shutil
+
+    from vision.benchmark import photo_results
+
+    deck = tmp_path / "pp2021"
+    deck.mkdir()
+    for sub in ("pass", "read", "none"):
+        for p in (DATA / sub).glob("*.jpg"):
+            shutil.copy(p, deck / p.name)
+    got = photo_results("", "", str(tmp_path))["pp2021 feeder corner"]
+    assert got["learned"] and got["accepted_wrong"] == 0, got
+    assert got["accepted_right"] >= 0.9 * got["tested"] > 0, got
+    assert got["no_card_outcomes"] == {"no card found": len(list((DATA / "none").glob("*.jpg")))}
+    assert sum(got["courts"]) and sum(got["numbers"])

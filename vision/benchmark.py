@@ -40,6 +40,8 @@ from vision.render import CONDITIONS, GATE_LIKE, render_card_frame
 #: Where a real-photograph corpus is looked for (``--photos`` or ``$BOARDWRIGHT_PHOTOS`` overrides).
 DEFAULT_PHOTOS = Path.home() / ".cache" / "boardwright" / "photos"
 DEFAULT_AS_SHOT = Path.home() / ".cache" / "boardwright" / "photos-raw"
+#: Feeder cameras' frames, one folder per deck (bench/feeder_fetch.py; ``--feeder`` overrides).
+DEFAULT_FEEDER = Path.home() / ".cache" / "boardwright" / "feeder"
 SYNTHETIC_DESIGNS = ("standard", "classic", "jumbo", "dutch", "german", "french", "swedish")
 #: Real decks drawn by other people (Debian's SVG decks, see vision/real_decks.py).
 REAL_DESIGNS = ("dondorf", "bonded", "nicu-white", "xskat-french", "tigullio")  # paris: its ♣A is cut wrongly off the sheet
@@ -187,6 +189,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="folder of real photographs as the camera took them, one sub-folder per deck "
                          "(bench/photos_fetch.py --raw), read as '<deck> as shot'; every photo is "
                          "shown as the gate would show its card (vision.gate_view.gate_view)")
+    ap.add_argument("--feeder", default=os.environ.get("BOARDWRIGHT_FEEDER", str(DEFAULT_FEEDER)),
+                    help="folder of a feeder camera's frames, one sub-folder per deck "
+                         "(bench/feeder_fetch.py), read by the corner-view reader as "
+                         "'<deck> feeder corner' (vision/corner_view.py)")
     args = ap.parse_args(argv)
     import cv2
 
@@ -236,14 +242,15 @@ def main(argv: list[str] | None = None) -> int:
         pool.terminate()
     pool.join()
     args.interrupted = interrupted
-    args.real_photos = photo_results(args.photos, args.as_shot) if not interrupted else {}
+    args.real_photos = photo_results(args.photos, args.as_shot, args.feeder) if not interrupted else {}
     elapsed = time.time() - t0
     return report(cells, elapsed, args)
 
 
-def photo_results(folder: str, as_shot: str = "") -> dict[str, Any]:
-    """The real-photograph condition, per deck (an empty dict when there is no corpus); and
-    the photos as shot, per deck, as ``"<deck> as shot"``."""
+def photo_results(folder: str, as_shot: str = "", feeder: str = "") -> dict[str, Any]:
+    """The real-photograph condition, per deck (an empty dict when there is no corpus); the
+    photos as shot, per deck, as ``"<deck> as shot"``; and a feeder camera's frames of one
+    corner, per deck, as ``"<deck> feeder corner"``."""
     from vision.photos import bench_deck, bench_photos
 
     out: dict[str, Any] = {}
@@ -254,6 +261,11 @@ def photo_results(folder: str, as_shot: str = "") -> dict[str, Any]:
     if as_shot and Path(as_shot).is_dir():
         for deck in sorted(d for d in Path(as_shot).iterdir() if d.is_dir()):
             out[f"{deck.name} as shot"] = bench_deck(deck).as_dict()
+    if feeder and Path(feeder).is_dir():
+        from vision.corner_view import bench_folder
+
+        for deck in sorted(d for d in Path(feeder).iterdir() if d.is_dir()):
+            out[f"{deck.name} feeder corner"] = bench_folder(deck)
     return out
 
 
@@ -338,7 +350,8 @@ def report(cells: dict[tuple[str, str], dict[str, Any]], elapsed: float, args: a
     photos = getattr(args, "real_photos", {})
     if photos:
         print("\n== index, real photos (learned from 52 photos of each deck, the others read as photographs; "
-              "'as shot': the photos as the camera took them)")
+              "'as shot': the photos as the camera took them; 'feeder corner': a dealing machine's "
+              "feeder camera, one corner in view)")
         print(f"{'deck':<22} {'photos':>6} {'tested':>6} {'right':>6} {'WRONG':>6} {'accepted':>9} "
               f"{'courts':>9} {'numbers':>9}  rejected (reasons) / not learned")
         for name, d in photos.items():

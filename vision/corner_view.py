@@ -49,6 +49,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -321,3 +322,82 @@ def learning_pass(name: str, by_card: dict[Card, list[Path]],
                 raise LearnError(f"{e} (and {card} has no other frame)") from None
             reshown.append(f"{card}: {chosen[card][0].name} -> {again[0].name} ({str(e)[:160]})")
             chosen[card] = again
+
+
+def bench_folder(folder: Path, start: int = 0) -> dict[str, Any]:
+    """Learn a feeder's deck from one frame of each card and read all its other frames
+    (``<CARD>-<name>.jpg``; ``NONE-<name>.jpg`` frames with no card must all be refused):
+    the same figures as :meth:`vision.photos.DeckResult.as_dict`, with the no-card frames'
+    outcomes and CPU time per read. ``start``: learn from each card's (K+1)-th frame."""
+    import time
+    from collections import Counter
+
+    from vision.photos import card_of_name
+
+    by_card: dict[Card, list[Path]] = {}
+    none: list[Path] = []
+    for p in sorted(folder.glob("*.jpg")):
+        card = card_of_name(p.name)
+        if card is not None:
+            by_card.setdefault(card, []).append(p)
+        elif p.name.startswith("NONE-"):
+            none.append(p)
+    photos = sum(len(ps) for ps in by_card.values()) + len(none)
+    by_card = {c: ps[start % len(ps):] + ps[: start % len(ps)] for c, ps in by_card.items()}
+    out: dict[str, Any] = {"photos": photos, "learned": False, "not_learned": "", "order": "",
+                              "tested": 0, "accepted_right": 0, "accepted_wrong": 0, "rejected": {},
+                              "accepted_pct": 0.0, "courts": [0, 0], "numbers": [0, 0],
+                              "wrong_examples": [], "reshown": []}
+    try:
+        learned = learning_pass(folder.name, by_card)
+    except LearnError as e:
+        out["not_learned"] = str(e)
+        return out
+    reader = CornerReader(learned.design)
+    right = wrong = 0
+    rejected: Counter[str] = Counter()
+    courts, numbers = [0, 0], [0, 0]  # frames read, accepted right
+    wrong_examples: list[str] = []
+    cpu: list[float] = []
+
+    def timed(p: Path) -> Outcome:
+        img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+        if img is None:
+            return Reject(Reason.NO_CARD, f"{p.name}: the image could not be decoded")
+        c0 = time.process_time()
+        got = reader.read(img)
+        cpu.append(time.process_time() - c0)
+        return got
+
+    for card, paths in by_card.items():
+        tally = courts if 11 <= int(card.rank) <= 13 else numbers
+        for p in paths:
+            if p.name in learned.taught:
+                continue
+            got = timed(p)
+            tally[0] += 1
+            if isinstance(got, Reject):
+                rejected[got.reason.value] += 1
+            elif got.card == card:
+                right += 1
+                tally[1] += 1
+            else:
+                wrong += 1
+                wrong_examples.append(f"{p.name} read as {got.label}")
+    none_out: Counter[str] = Counter()
+    for p in none:
+        got = timed(p)
+        none_out[got.reason.value if isinstance(got, Reject) else f"READ AS {got.label}"] += 1
+    tested = right + wrong + sum(rejected.values())
+    ms = np.array(cpu) * 1000
+    out.update({
+        "learned": True, "order": learned.design.order, "learning_frames": len(learned.taught),
+        "reshown": learned.reshown, "tested": tested, "accepted_right": right, "accepted_wrong": wrong,
+        "accepted_pct": round(100 * (right + wrong) / max(1, tested), 2),
+        "rejected": dict(rejected.most_common()), "courts": courts, "numbers": numbers,
+        "no_card_frames": len(none), "no_card_outcomes": dict(none_out),
+        "cpu_p50_ms": round(float(np.percentile(ms, 50)), 2) if len(ms) else 0.0,
+        "cpu_p99_ms": round(float(np.percentile(ms, 99)), 2) if len(ms) else 0.0,
+        "wrong_examples": wrong_examples[:10],
+    })
+    return out
