@@ -247,10 +247,10 @@ def other_outlines(frame: np.ndarray, grey: np.ndarray | None = None, *,
     for _score, q in ranked:
         if len(taken) == OTHER_OUTLINES:
             break
-        if any(float(np.abs(q - t).max()) < 3 for t in taken):
-            continue  # (the same outline, from another pair of lines)
-        taken.append(q)
         fitted = _fit_sides(edges, q)
+        if any(float(np.abs(fitted - t).max()) < 6 for t in taken):
+            continue  # (the same outline, from other lines along the same sides)
+        taken.append(fitted)
         why, piece = _alone(small_bgr, fitted, lines, pieces, apart, blurred, edges=edges, photo=True)
         if why is None or piece is not None:
             quads.append(fitted.astype(np.float32) * 2 + 0.5)
