@@ -135,7 +135,7 @@ def _read(args: argparse.Namespace) -> int:
 
     reader_of_all = _reader(args, photo=args.photo)
     # A photograph of a card on a table is no gate frame: the guards against a card
-    # under the card (a double feed) do not apply to it (docs/vision.md, "Photographs").
+    # under the card (a double feed) do not apply to it (docs/vision.md §3).
     photo_reader = reader_of_all if args.photo or args.gate else _reader(args, photo=True)
     source = open_source(args.source, limit=args.limit)
     photos: set[str] = getattr(source, "photos", set())

@@ -22,6 +22,11 @@ Three ways to find the card's outline, tried in turn:
    never says ``two cards``: when it finds nothing, the first two ways' reason
    stands.
 
+A **photograph** of a card on a table (``locate(..., photo=True)``) is not asked what
+lies beyond the outline: no card can have come through under it, and what lies
+beside it is a shadow's edge, the table's, or another card lying apart. When its
+outline is not the card's, :func:`other_outlines` offers the others to read.
+
 The outline must be one card: its convex hull reduced to the best four
 corners (``approxPolyN``), sides in a card's ratio, and the shape filling its
 hull; on a floor that is not dark, each side of the first two ways' outline
@@ -194,14 +199,17 @@ HULL_FILL = 0.6
 def other_outlines(frame: np.ndarray, grey: np.ndarray | None = None, *,
                    besides: np.ndarray | None = None) -> list[Located]:
     """In a photograph (``locate``'s ``photo``), every other outline worth reading when the
-    one :func:`locate` chose was not the card's, or it chose none: the dark-floor way's
-    and the floor model's, then the edge way's :data:`OTHER_OUTLINES` best-supported
-    quadrilaterals (each side an edge, a card's shape and size, nothing across it), best
-    first, without ``besides`` (the outline ``locate`` returned, if it did). A shadow's straight edge, or a wood
-    floor's stripe, can make a better-supported outline than the card's own; which
-    outline is the card's is what the reader's two corners say (they must name the same
-    card, their indices placed as one card's). Never for the gate's frames: there the
-    outline must be one card alone, and two shapes are two cards.
+    one :func:`locate` chose was not the card's, or it chose none, best first: the
+    dark-floor way's and the floor model's; the hull of a mask in a card's proportions
+    and size that fills too little of it (glare biting the card's edge); then the edge
+    way's :data:`OTHER_OUTLINES` best-supported quadrilaterals (each side an edge, a
+    card's shape and size, nothing across it). Not ``besides`` (the outline ``locate``
+    returned, if it did).
+
+    A shadow's straight edge, a wood floor's stripe or a court's frame line can make a
+    better-supported outline than the card's own; which outline is the card's is what
+    the reader's two corners say (they must name the same card, their indices placed as
+    one card's). Never for the gate's frames: there the outline must be one card alone.
     """
     if frame.ndim != 3:
         return []
