@@ -146,3 +146,14 @@ def test_the_bench_reports_a_feeders_deck_as_its_own_condition(tmp_path: Path) -
     assert got["accepted_right"] >= 0.9 * got["tested"] > 0, got
     assert got["no_card_outcomes"] == {"no card found": len(list((DATA / "none").glob("*.jpg")))}
     assert sum(got["courts"]) and sum(got["numbers"])
+
+
+def test_a_card_on_a_washed_out_floor_is_background_too_light(reader: CornerReader) -> None:
+    # The card is there, its edge lost in a floor as light as its paper: the reason says
+    # so, and an empty feeder is still "no card found".
+    for p in sorted((DATA / "light").glob("*.jpg")):
+        out = reader.read(cv2.imread(str(p)))
+        assert isinstance(out, Reject) and out.reason is Reason.BACKGROUND_LIGHT, (p.name, out)
+    for p, _ in _frames("none"):
+        out = reader.read(cv2.imread(str(p)))
+        assert isinstance(out, Reject) and out.reason is Reason.NO_CARD, (p.name, out)

@@ -67,6 +67,9 @@ CORNER_W = 70
 #: Least paper-to-floor step (grey levels) at the card's left edge.
 MIN_EDGE_STEP = 20.0
 MIN_PAPER_GAP = 40.0
+#: A floor this light (grey) that the paper does not stand out from is a light floor
+#: (the feeder washed out by light), not an empty feeder.
+LIGHT_FLOOR = 140.0
 #: Least paper height in view (px) below the card's top: a rank and a suit fit in 120.
 MIN_PAPER_H = 90
 MAX_RESHOWN = 20
@@ -102,6 +105,10 @@ def find_corner(frame: np.ndarray) -> Corner | Reject:
     floor = float(np.median(low[:, max(0, x - 25) : x - 4]))
     paper = float(np.median(low[:, x + 3 : x + 9]))
     if paper - floor < MIN_PAPER_GAP:
+        if floor >= LIGHT_FLOOR:  # (the card is there, its edge lost: say so, not "no card")
+            return Reject(Reason.BACKGROUND_LIGHT, f"the floor is as light as the card's paper, or "
+                          f"lighter (floor {floor:.0f}, paper {paper:.0f}): the card cannot be told "
+                          "from it")
         return Reject(Reason.NO_CARD, f"no paper against the floor (paper {paper:.0f}, floor {floor:.0f})")
     # Mostly paper in each row of the card's index column (its glyphs cover less than
     # half): not just inside the edge, where a rounded corner shows the floor.
