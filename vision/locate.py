@@ -215,6 +215,25 @@ def other_outlines(frame: np.ndarray, grey: np.ndarray | None = None, *,
         return []
     if grey is None:
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    # The picture as it is, then with its contrast raised tile by tile (CLAHE on its
+    # lightness): a grey card on a glossy grey table shows edges there that are lost in
+    # the picture as it is. Each outline is read on the picture as it is.
+    lab = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB)
+    lab[..., 0] = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(8, 8)).apply(lab[..., 0])
+    raised = cv2.cvtColor(lab, cv2.COLOR_LAB2BGR)
+    out: list[Located] = []
+    for picture in (frame, raised):
+        for q in _outline_quads(picture):
+            got = _finish(frame, grey, q)
+            seen = [o.quad for o in out] + ([] if besides is None else [besides])
+            if not any(float(np.abs(got.quad - o).max()) < 4 for o in seen):  # (the same outline)
+                out.append(got)
+    return out
+
+
+def _outline_quads(frame: np.ndarray) -> list[np.ndarray]:
+    """:func:`other_outlines`' outlines of one picture (full-size corners), best first."""
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     h, w = grey.shape[:2]
     small = cv2.resize(grey, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     small_bgr = cv2.resize(frame, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
@@ -262,13 +281,7 @@ def other_outlines(frame: np.ndarray, grey: np.ndarray | None = None, *,
         why, piece = _alone(small_bgr, fitted, lines, pieces, apart, blurred, edges=edges, photo=True)
         if why is None or piece is not None:
             quads.append(fitted.astype(np.float32) * 2 + 0.5)
-    out: list[Located] = []
-    for q in quads:
-        got = _finish(frame, grey, q)
-        seen = [o.quad for o in out] + ([] if besides is None else [besides])
-        if not any(float(np.abs(got.quad - o).max()) < 4 for o in seen):  # (the same outline)
-            out.append(got)
-    return out
+    return quads
 
 
 def _dark_floor(small: np.ndarray) -> np.ndarray | Reject:
