@@ -185,3 +185,16 @@ def test_read_takes_photos_as_photos_and_gate_sized_files_as_the_gates(
     assert main(["vision", "read", str(tmp_path), "--design", design, "--json", "--gate"]) == 0
     out = {o["frame"]: o for o in _json_lines(capsys.readouterr().out)}
     assert "card" not in out[name] and "card" not in out["gate-sized.png"], out
+
+
+def test_read_looks_at_a_photos_other_views(capsys: pytest.CaptureFixture[str]) -> None:
+    # A photo refused as the gate would show it is read in another view of it; --gate reads
+    # the gate's view only.
+    photos = Path(__file__).parent / "data" / "photos"
+    args = ["vision", "read", str(photos / "other-view"), "--design", str(photos / "phone-standard.npz"),
+            "--json"]
+    assert main(args) == 0
+    got = {o["frame"][:3]: o.get("card") for o in _json_lines(capsys.readouterr().out)}
+    assert got == {"10S": "ST", "JH-": "HJ", "KH-": "HK"}, got
+    assert main([*args, "--gate"]) == 0
+    assert all("card" not in o for o in _json_lines(capsys.readouterr().out))

@@ -138,7 +138,7 @@ def _read(args: argparse.Namespace) -> int:
     # under the card (a double feed) do not apply to it (docs/vision.md §3).
     photo_reader = reader_of_all if args.photo or args.gate else _reader(args, photo=True)
     source = open_source(args.source, limit=args.limit)
-    photos: set[str] = getattr(source, "photos", set())
+    photos: dict[str, Path] = getattr(source, "photos", {})
     counts = {"read": 0, "rejected": 0, "errors": 0}
     for name, frame in source:
         reader = photo_reader if name in photos else reader_of_all
@@ -149,6 +149,15 @@ def _read(args: argparse.Namespace) -> int:
             counts["errors"] += 1
         else:
             outcome = reader.read(frame)
+            if name in photos and not outcome.accepted and not args.barcode and not args.gate:
+                # A photograph's other views, when the gate's view of it is refused.
+                import cv2
+
+                from vision.photos import read_photo
+
+                whole = cv2.imread(str(photos[name]), cv2.IMREAD_COLOR)
+                if whole is not None:
+                    outcome = read_photo(reader, whole, frame, outcome)
             out = {"frame": name, **outcome.to_json()}
             counts["read" if outcome.accepted else "rejected"] += 1
         if args.json:

@@ -108,6 +108,29 @@ def gate_view(photo: np.ndarray) -> np.ndarray:
     return frame
 
 
+def other_views(photo: np.ndarray, shown: np.ndarray | None = None) -> list[np.ndarray]:
+    """A photograph's other 640×480 views, to read when the one :func:`gate_view` chose
+    (``shown``, if the caller has it) is refused: the photo fitted whole, and its middle
+    looked at closer (:data:`CENTRE_ZOOMS`, and :data:`LAST_ZOOM`). A card found in the
+    view chosen may not be read there (its outline a shadow's, or its index soft at that
+    scale) and be read in another; each view is read as it stands. None for a picture of
+    the gate's own 640×480: the gate's camera does not move.
+    """
+    if is_gate_frame(photo):
+        return []
+    chosen = gate_view(photo) if shown is None else shown
+    upright = cv2.rotate(photo, cv2.ROTATE_90_CLOCKWISE) if photo.shape[0] > photo.shape[1] else photo
+    views = [fitted(upright)[0]]
+    h, w = upright.shape[:2]
+    views += [_centre(upright, z)[0] for z in (*CENTRE_ZOOMS, LAST_ZOOM) if min(h, w) / z >= 8]
+    return [v for v in views if not np.array_equal(v, chosen)]
+
+
+#: The closest look at a photo's middle among :func:`other_views` (only there: a card
+#: this far in fills most of the frame, and the gate's view never zooms so far).
+LAST_ZOOM = 2.8
+
+
 #: How much closer the middle of a photo is looked at when its card is not found as it
 #: stands (each a 640×480 frame of the photo's middle 1/zoom).
 CENTRE_ZOOMS = (1.3, 1.7, 2.2)

@@ -38,12 +38,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from dealer.cards import Card, CardError
-from vision.decision import Reject
-from vision.gate_view import gate_view
-from vision.index import IndexReader
+from vision.decision import Outcome, Reject
+from vision.gate_view import gate_view, other_views
+from vision.index import RETRIED_IN_PHOTOS, IndexReader
 from vision.learn import LearnedDesign, LearnError, bridge_order, learn
 from vision.locate import Located, locate
 from vision.sources import IMAGE_SUFFIXES, picture
@@ -156,6 +157,24 @@ def _learning_pass(folder: Path, by_card: dict[Card, list[Path]], res: DeckResul
     return None
 
 
+def read_photo(reader: IndexReader, photo: np.ndarray, shown: np.ndarray | None = None,
+               first: Outcome | None = None) -> Outcome:
+    """A photograph read as the gate's camera would show its card (:func:`gate_view`, or
+    ``shown``, when the caller has that view; ``first``, its read, when the caller has
+    read it), and when that view is refused for what a photo's other views may not show
+    (the card not found, or its corners not one card's), each of its other views
+    (:func:`vision.gate_view.other_views`) until one is read. ``reader`` reads
+    photographs (``IndexReader(..., photo=True)``)."""
+    view = gate_view(photo) if shown is None else shown
+    out = reader.read(view) if first is None else first
+    if isinstance(out, Reject) and out.reason in RETRIED_IN_PHOTOS:
+        for other in other_views(photo, view):
+            got = reader.read(other)
+            if got.accepted:
+                return got
+    return out
+
+
 def bench_deck(folder: Path, view: Callable[[np.ndarray], np.ndarray] = gate_view) -> DeckResult:
     """Learn one deck from 52 of its photos and read all the others, as photographs
     (:func:`vision.locate.locate`'s ``photo``; the pass is taken as the gate would).
@@ -179,11 +198,13 @@ def bench_deck(folder: Path, view: Callable[[np.ndarray], np.ndarray] = gate_vie
         for p in paths:
             if p.name in taught:
                 continue
-            img = picture(p, view)
-            if img is None:
+            photo = cv2.imread(str(p), cv2.IMREAD_COLOR)
+            if photo is None:
                 res.rejected["unreadable image"] += 1
                 continue
-            out = reader.read(img)
+            # Its other views too when the gate's is refused (read_photo); with another
+            # view (fit_frame: to see what showing it as the gate would does), that alone.
+            out = read_photo(reader, photo) if view is gate_view else reader.read(view(photo))
             tally[0] += 1
             if isinstance(out, Reject):
                 res.rejected[out.reason.value] += 1

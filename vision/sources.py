@@ -18,8 +18,9 @@ reports it and carries on, so one bad file never ends a run).
 An image file is shown as the gate would show its card (:mod:`vision.gate_view`); a
 camera is asked for 640×480, and a video's frames of another size are fitted into it.
 A folder or image source notes which of its pictures are photographs (``photos``:
-every picture not of the gate's 640×480), so that a reader need not ask of them what
-only the gate must (:func:`vision.locate.locate`'s ``photo``).
+every picture not of the gate's 640×480, by name, with its file), so that a reader need
+not ask of them what only the gate must (:func:`vision.locate.locate`'s ``photo``), and
+can look at a photo's other views (:func:`vision.photos.read_photo`).
 
 >>> frames = list(open_source("synthetic:cards=SA+TD,design=qr,seed=2"))
 >>> [name for name, _ in frames]
@@ -70,13 +71,13 @@ class FolderSource:
         self.files = sorted(p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if limit is not None:
             self.files = self.files[:limit]
-        self.photos: set[str] = set()  # the pictures read so far that are photographs
+        self.photos: dict[str, Path] = {}  # the pictures read so far that are photographs
 
     def __iter__(self) -> Iterator[Frame]:
         for p in self.files:
             frame, photo = _shown(p)  # (None if unreadable)
             if photo:
-                self.photos.add(p.name)
+                self.photos[p.name] = p
             yield p.name, frame
 
 
@@ -85,12 +86,12 @@ class ImageSource:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.photos: set[str] = set()  # its name, once read, if it is a photograph
+        self.photos: dict[str, Path] = {}  # its name and file, once read, if it is a photograph
 
     def __iter__(self) -> Iterator[Frame]:
         frame, photo = _shown(self.path)
         if photo:
-            self.photos.add(self.path.name)
+            self.photos[self.path.name] = self.path
         yield self.path.name, frame
 
 
