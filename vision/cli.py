@@ -131,6 +131,9 @@ def _reader(args: argparse.Namespace, *, photo: bool = False):
 
 
 def _read(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.photos import read_photo
     from vision.sources import IMAGE_SUFFIXES, open_source
 
     reader_of_all = _reader(args, photo=args.photo)
@@ -151,10 +154,6 @@ def _read(args: argparse.Namespace) -> int:
             outcome = reader.read(frame)
             if name in photos and not outcome.accepted and not args.barcode and not args.gate:
                 # A photograph's other views, when the gate's view of it is refused.
-                import cv2
-
-                from vision.photos import read_photo
-
                 whole = cv2.imread(str(photos[name]), cv2.IMREAD_COLOR)
                 if whole is not None:
                     outcome = read_photo(reader, whole, frame, outcome)

@@ -339,7 +339,7 @@ def bench_folder(folder: Path, start: int = 0) -> dict[str, Any]:
     import time
     from collections import Counter
 
-    from vision.photos import card_of_name
+    from vision.photos import DeckResult, card_of_name
 
     by_card: dict[Card, list[Path]] = {}
     none: list[Path] = []
@@ -349,22 +349,15 @@ def bench_folder(folder: Path, start: int = 0) -> dict[str, Any]:
             by_card.setdefault(card, []).append(p)
         elif p.name.startswith("NONE-"):
             none.append(p)
-    photos = sum(len(ps) for ps in by_card.values()) + len(none)
     by_card = {c: ps[start % len(ps):] + ps[: start % len(ps)] for c, ps in by_card.items()}
-    out: dict[str, Any] = {"photos": photos, "learned": False, "not_learned": "", "order": "",
-                              "tested": 0, "accepted_right": 0, "accepted_wrong": 0, "rejected": {},
-                              "accepted_pct": 0.0, "courts": [0, 0], "numbers": [0, 0],
-                              "wrong_examples": [], "reshown": []}
+    res = DeckResult(folder.name, photos=sum(len(ps) for ps in by_card.values()) + len(none))
     try:
         learned = learning_pass(folder.name, by_card)
     except LearnError as e:
-        out["not_learned"] = str(e)
-        return out
+        res.not_learned = str(e)
+        return res.as_dict()
+    res.learned, res.order, res.reshown = True, learned.design.order, learned.reshown
     reader = CornerReader(learned.design)
-    right = wrong = 0
-    rejected: Counter[str] = Counter()
-    courts, numbers = [0, 0], [0, 0]  # frames read, accepted right
-    wrong_examples: list[str] = []
     cpu: list[float] = []
 
     def timed(p: Path) -> Outcome:
@@ -377,34 +370,16 @@ def bench_folder(folder: Path, start: int = 0) -> dict[str, Any]:
         return got
 
     for card, paths in by_card.items():
-        tally = courts if 11 <= int(card.rank) <= 13 else numbers
         for p in paths:
-            if p.name in learned.taught:
-                continue
-            got = timed(p)
-            tally[0] += 1
-            if isinstance(got, Reject):
-                rejected[got.reason.value] += 1
-            elif got.card == card:
-                right += 1
-                tally[1] += 1
-            else:
-                wrong += 1
-                wrong_examples.append(f"{p.name} read as {got.label}")
+            if p.name not in learned.taught:
+                res.count(card, timed(p), p.name)
     none_out: Counter[str] = Counter()
     for p in none:
         got = timed(p)
         none_out[got.reason.value if isinstance(got, Reject) else f"READ AS {got.label}"] += 1
-    tested = right + wrong + sum(rejected.values())
     ms = np.array(cpu) * 1000
-    out.update({
-        "learned": True, "order": learned.design.order, "learning_frames": len(learned.taught),
-        "reshown": learned.reshown, "tested": tested, "accepted_right": right, "accepted_wrong": wrong,
-        "accepted_pct": round(100 * (right + wrong) / max(1, tested), 2),
-        "rejected": dict(rejected.most_common()), "courts": courts, "numbers": numbers,
-        "no_card_frames": len(none), "no_card_outcomes": dict(none_out),
-        "cpu_p50_ms": round(float(np.percentile(ms, 50)), 2) if len(ms) else 0.0,
-        "cpu_p99_ms": round(float(np.percentile(ms, 99)), 2) if len(ms) else 0.0,
-        "wrong_examples": wrong_examples[:10],
-    })
-    return out
+    return {**res.as_dict(), "rejected": dict(res.rejected.most_common()),
+            "wrong_examples": res.wrong_examples[:10], "learning_frames": len(learned.taught),
+            "no_card_frames": len(none), "no_card_outcomes": dict(none_out),
+            "cpu_p50_ms": round(float(np.percentile(ms, 50)), 2) if len(ms) else 0.0,
+            "cpu_p99_ms": round(float(np.percentile(ms, 99)), 2) if len(ms) else 0.0}

@@ -83,6 +83,19 @@ class DeckResult:
     def tested(self) -> int:
         return self.right + self.wrong + sum(self.rejected.values())
 
+    def count(self, card: Card, out: Outcome, name: str) -> None:
+        """Tally the read ``out`` of a picture ``name`` of ``card``."""
+        tally = self.courts if 11 <= int(card.rank) <= 13 else self.numbers
+        tally[0] += 1
+        if isinstance(out, Reject):
+            self.rejected[out.reason.value] += 1
+        elif out.card == card:
+            self.right += 1
+            tally[1] += 1
+        else:
+            self.wrong += 1
+            self.wrong_examples.append(f"{name} read as {out.label}")
+
     def as_dict(self) -> dict[str, object]:
         return {"photos": self.photos, "learned": self.learned, "not_learned": self.not_learned,
                 "order": self.order, "tested": self.tested, "accepted_right": self.right,
@@ -193,8 +206,6 @@ def bench_deck(folder: Path, view: Callable[[np.ndarray], np.ndarray] = gate_vie
     # others are read as the photographs they are (no card can lie under the card).
     reader = IndexReader(design, photo=True)
     for card, paths in by_card.items():
-        court = 11 <= int(card.rank) <= 13
-        tally = res.courts if court else res.numbers
         for p in paths:
             if p.name in taught:
                 continue
@@ -204,16 +215,7 @@ def bench_deck(folder: Path, view: Callable[[np.ndarray], np.ndarray] = gate_vie
                 continue
             # Its other views too when the gate's is refused (read_photo); with another
             # view (fit_frame: to see what showing it as the gate would does), that alone.
-            out = read_photo(reader, photo) if view is gate_view else reader.read(view(photo))
-            tally[0] += 1
-            if isinstance(out, Reject):
-                res.rejected[out.reason.value] += 1
-            elif out.card == card:
-                res.right += 1
-                tally[1] += 1
-            else:
-                res.wrong += 1
-                res.wrong_examples.append(f"{p.name} read as {out.label}")
+            res.count(card, read_photo(reader, photo) if view is gate_view else reader.read(view(photo)), p.name)
     return res
 
 
