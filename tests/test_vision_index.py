@@ -98,6 +98,12 @@ def test_design_survives_save_and_load(tmp_path: Path, standard: IndexReader) ->
     path = standard.design.save(tmp_path / "d" / "standard.npz")
     again = IndexReader(LearnedDesign.load(path))
     assert again.read(render_card_frame(Card.parse("DK"), seed=8)).card == Card.parse("DK")
+    # Where the index lies in its corner (the rank's centre, the suit's under it) is learned
+    # and kept: a photograph's card is sought by it (vision.photo_cards.index_outlines).
+    rx, ry, sx, sy = again.design.index_centres
+    assert np.array_equal(again.design.index_centres, standard.design.index_centres)
+    w, h = standard.design.roi
+    assert 0 < rx < w and 0 < sx < w and 0 < ry < sy < h and abs(rx - sx) < 10
 
 
 def test_a_design_learned_by_the_earlier_reader_is_refused_with_what_to_do(

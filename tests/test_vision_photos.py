@@ -462,7 +462,7 @@ def test_in_a_photograph_the_outline_is_the_one_whose_corners_name_one_card(name
     view = gate_view(cv2.imread(str(REAL / "other-outline" / f"{name}.jpg")))
     reader = IndexReader(design, photo=True)
     first = locate(view, photo=True)
-    said = first if isinstance(first, Reject) else reader._read_located(first)
+    said = first if isinstance(first, Reject) else reader.read_located(first)
     assert isinstance(said, Reject) and said.reason.value == OTHER_OUTLINE[name], said
     others = other_outlines(view, besides=None if isinstance(first, Reject) else first.quad)
     assert others and all(float(np.abs(o.quad - getattr(first, "quad", np.zeros((4, 2)))).max()) >= 4
@@ -476,14 +476,17 @@ def test_photographs_read_with_another_decks_design_are_never_read_wrong() -> No
     # Reading every outline of a photo until two corners agree tries more than the gate
     # does: the real photos here, read with designs learned from other decks' renders,
     # must never be read as a card they do not show (on the phone corpus, 6 designs ×
-    # 498 photos: 0 wrong; docs/vision.md, tenth pass).
+    # 498 photos: 0 wrong; docs/vision.md, tenth pass). The small card's looser thresholds
+    # (eleventh pass) read raw/9C-…194735, a card as large as the gate's, as the standard
+    # design's Q: they hold only for cards under the gate's smallest readable size.
     from vision.gate_view import gate_view
     from vision.index import IndexReader
     from vision.learn import learn
     from vision.photos import read_photo
 
     photos = []
-    for folder in (REAL, REAL / "raw", REAL / "on-a-table", REAL / "other-outline", REAL / "other-view"):
+    for folder in (REAL, REAL / "raw", REAL / "on-a-table", REAL / "other-outline", REAL / "other-view",
+                   REAL / "small-or-slanted", REAL / "by-its-indices"):
         for path in sorted(folder.glob("*.jpg")):
             img = cv2.imread(str(path))
             if folder == REAL:  # (the halved gate frames, doubled back)
@@ -518,3 +521,95 @@ def test_a_photographs_other_views_are_read(name: str) -> None:
     out = read_photo(reader, photo)
     assert out.accepted and out.card == card_of_name(name), out
     assert other_views(cv2.resize(photo, (640, 480))) == []  # (a gate-sized picture: never)
+
+
+SMALL_OR_SLANTED = sorted(p.stem for p in (REAL / "small-or-slanted").glob("*.jpg"))
+
+
+@pytest.mark.parametrize("name", SMALL_OR_SLANTED)
+def test_a_card_small_or_at_a_slant_in_a_photo_is_read_from_its_own_pixels(name: str) -> None:
+    # Issue 15, eleventh pass: a phone photo from a standing height shows the card small
+    # (a tenth of the gate's card) or foreshortened (as near square as 1.1 : 1). No view of
+    # the photo finds or reads it; the shapes that may be a card (vision.photo_cards),
+    # warped flat from the photo's own pixels, are read.
+    from vision.gate_view import gate_view, other_views
+    from vision.index import IndexReader
+    from vision.learn import LearnedDesign
+    from vision.locate import MIN_AREA
+    from vision.photo_cards import photo_outlines
+    from vision.photos import read_photo
+
+    reader = IndexReader(LearnedDesign.load(REAL / "phone-standard.npz"), photo=True)
+    photo = cv2.imread(str(REAL / "small-or-slanted" / f"{name}.jpg"))
+    views = [gate_view(photo), *other_views(photo)]
+    assert not any(reader.read(v).accepted for v in views)
+    card = card_of_name(name)
+    found = photo_outlines(photo)
+    assert found and all(o.face.shape == (420, 300, 3) for o in found)
+    read = [o for o in found if (r := read_photo_outline(reader, o)).accepted and r.card == card]
+    assert read, [(round(o.area), read_photo_outline(reader, o).label) for o in found]
+    assert read[0].area < MIN_AREA  # (each is small in its photo: read as a small card)
+    out = read_photo(reader, photo)
+    assert out.accepted and out.card == card, out
+
+
+def read_photo_outline(reader: object, found: object) -> object:
+    """One outline read as read_photo reads it (the small card's thresholds when small)."""
+    from vision.index import IndexReader, for_small_photo_cards
+    from vision.locate import MIN_AREA
+
+    assert isinstance(reader, IndexReader)
+    small = IndexReader(reader.design, for_small_photo_cards(reader.t), photo=True)
+    return (small if found.area < MIN_AREA else reader).read_located(found)  # type: ignore[attr-defined]
+
+
+def test_an_outline_nearer_square_than_a_card_is_offered_both_ways_round() -> None:
+    # A card seen at a slant can be as near square as 1.05 : 1: which pair of sides is its
+    # long pair is what the two corners say, so such an outline is read both ways round.
+    from vision.photo_cards import BOTH_WAYS, card_shapes, photo_outlines
+
+    photo = cv2.imread(str(REAL / "small-or-slanted" / "4H-IMG_20220921_200553.jpg"))
+    shapes = card_shapes(photo)
+    squarish = [q for q, ratio in shapes if ratio < BOTH_WAYS]
+    assert squarish
+    faces = [o for o in photo_outlines(photo) if any(np.array_equal(o.quad, q) for q in squarish)]
+    assert len(faces) == 2 * len(squarish)
+    first, turned = faces[0], faces[1]
+    assert np.array_equal(first.quad, turned.quad)
+    assert not np.allclose(first.face_transform, turned.face_transform)
+
+
+
+BY_ITS_INDICES = sorted(p.stem for p in (REAL / "by-its-indices").glob("*.jpg"))
+
+
+@pytest.mark.parametrize("name", BY_ITS_INDICES)
+def test_a_card_whose_edges_are_lost_is_found_by_its_indices(name: str) -> None:
+    # Issue 15, eleventh pass: a grey card on a glossy grey board shows no edge, but its
+    # indices are crisp: two inked shapes that may be a rank and its suit, and two such
+    # indices a half turn apart at a card's distance, put the card where the design's
+    # indices are (vision.photo_cards.index_outlines).
+    import dataclasses
+
+    from vision.gate_view import gate_view, other_views
+    from vision.index import IndexReader
+    from vision.learn import LearnedDesign
+    from vision.photo_cards import index_outlines, photo_outlines
+    from vision.photos import read_photo
+
+    design = LearnedDesign.load(REAL / "phone-standard.npz")
+    assert design.index_centres is not None
+    reader = IndexReader(design, photo=True)
+    photo = cv2.imread(str(REAL / "by-its-indices" / f"{name}.jpg"))
+    card = card_of_name(name)
+    assert not any(reader.read(v).accepted for v in [gate_view(photo), *other_views(photo)])
+    assert not any((r := read_photo_outline(reader, o)).accepted and r.card == card  # type: ignore[attr-defined]
+                   for o in photo_outlines(photo))
+    found = index_outlines(photo, design)
+    assert found and all(o.face.shape == (420, 300, 3) for o in found)
+    assert any((r := read_photo_outline(reader, o)).accepted and r.card == card  # type: ignore[attr-defined]
+               for o in found)
+    out = read_photo(reader, photo)
+    assert out.accepted and out.card == card, out
+    # A design saved before it knew where its indices lie seeks no card by them.
+    assert index_outlines(photo, dataclasses.replace(design, index_centres=None)) == []

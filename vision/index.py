@@ -72,6 +72,9 @@ class Thresholds:
     blur_ratio: float = 0.45  # sharpness below this fraction of the learned frames = blurred
     joker_min: float = 0.80
     paper_min: float = 0.45  # without a learned back: both corners unread and less paper = face down
+    # The minimum scores of a corner searched for every glyph (:meth:`IndexReader._searched`)
+    # when they are not rank_min and suit_min (a small card in a photo, for_small_photo_cards).
+    searched_min: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,33 @@ class CornerRead:
 #: a joker: those are what the photo shows).
 RETRIED_IN_PHOTOS = frozenset({Reason.NO_CARD, Reason.BACKGROUND_LIGHT, Reason.NOT_THIS_DECK,
                                Reason.DISAGREE, Reason.AMBIGUOUS, Reason.BLURRED})
+
+#: How soft a glyph may be, against the learned frames, on a face warped up from a card
+#: small in a photograph (:func:`for_small_photo_cards`).
+SMALL_PHOTO_BLUR = 0.2
+#: The least rank and suit scores of a small photo card's corner searched for every glyph
+#: (:meth:`IndexReader._searched`): nearer the first corner's fit (0.90, 0.93) than the
+#: shapes' own (0.75, 0.85). Searched with a design learned from another deck, a phone
+#: deck's small 9 was read as the classic design's Q at 0.75 and 0.79 (eleventh pass).
+SMALL_PHOTO_SEARCHED_MIN = (0.85, 0.90)
+
+
+def for_small_photo_cards(t: Thresholds) -> Thresholds:
+    """The thresholds a card found small in a photograph is read with
+    (:mod:`vision.photo_cards`: its outline covers fewer of the photo's pixels than
+    :data:`vision.locate.MIN_AREA`, the gate's smallest readable card).
+
+    Such a card covers a tenth to a half of the gate's card in the photo: its face,
+    warped up from few pixels, is soft, and every template's score drops with it. So
+    both corners are held to the second corner's fit to the design
+    (:attr:`Thresholds.second_rank_min`, :attr:`Thresholds.second_suit_min`), a glyph as
+    soft as :data:`SMALL_PHOTO_BLUR` of the learned frames is taken, and a corner searched
+    for every glyph is held to :data:`SMALL_PHOTO_SEARCHED_MIN`. The margins that tell
+    one glyph from the next are unchanged, and both corners must still name the card,
+    their indices placed as one card's.
+    """
+    return dataclasses.replace(t, rank_min=t.second_rank_min, suit_min=t.second_suit_min,
+                               blur_ratio=SMALL_PHOTO_BLUR, searched_min=SMALL_PHOTO_SEARCHED_MIN)
 
 
 class IndexReader:
@@ -110,19 +140,19 @@ class IndexReader:
         if frame.ndim == 2:  # a monochrome camera's frame: the same picture in three channels
             frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
         found = locate(frame, photo=self.photo)
-        out = found if isinstance(found, Reject) else self._read_located(found)
+        out = found if isinstance(found, Reject) else self.read_located(found)
         if self.photo and isinstance(out, Reject) and out.reason in RETRIED_IN_PHOTOS:
             # A photograph: the outline chosen may have taken a shadow's edge, or the
             # floor's, for a side. Every other outline is read, and the first whose two
             # corners name the same card is the card's (other_outlines).
             quad = None if isinstance(found, Reject) else found.quad
             for other in other_outlines(frame, besides=quad):
-                got = self._read_located(other)
+                got = self.read_located(other)
                 if got.accepted:
                     return got
         return out
 
-    def _read_located(self, found: Located) -> Outcome:
+    def read_located(self, found: Located) -> Outcome:
         """The read of the card whose outline is ``found``."""
         # Face up or down is decided from evidence: the learned back, or the
         # corner indices. Never from how much paper the middle shows: real
@@ -236,8 +266,9 @@ class IndexReader:
             # print the same glyph, so a glyph of another design that lies nearer one
             # learned template than the others does so in both (Tigullio's ♥ searched with
             # Bonded's design lies nearer its ♦, at 0.85, in both corners).
+            rank_min, suit_min = self.t.searched_min or (self.t.rank_min, self.t.suit_min)
             n = corroborate.names(self.design, roi, self._rank_cc, self._suit_cc, margin_min=self.t.margin,
-                                  rank_min=self.t.rank_min, suit_min=self.t.suit_min)
+                                  rank_min=rank_min, suit_min=suit_min)
             if isinstance(n, Reject):
                 return None
             if isinstance(g, Glyphs) and g.single is None:

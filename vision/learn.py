@@ -108,6 +108,10 @@ class LearnedDesign:
     # (4,) mean box height per suit, clubs..spades: a deck's ♦ can be smaller than
     # its other suits (Tigullio's, by a sixth). None in designs saved before.
     suit_heights: np.ndarray | None = None
+    # (4,) where the index lies in its corner of the 300×420 face: the rank's centre (x, y)
+    # and the suit's (x, y), medians over the pass. None in designs saved before; a
+    # photograph's card is then not sought from its indices (vision.photo_cards).
+    index_centres: np.ndarray | None = None
 
     def suit_height_of(self, suit: int) -> float:
         """The learned height of one suit's symbol (the mean over all suits for older designs)."""
@@ -132,6 +136,8 @@ class LearnedDesign:
                   "suit_aspect": self.suit_aspect}
         if self.suit_heights is not None:
             arrays["suit_heights"] = self.suit_heights
+        if self.index_centres is not None:
+            arrays["index_centres"] = self.index_centres
         if self.joker_template is not None:
             arrays["joker_template"] = self.joker_template
         if self.back_template is not None:
@@ -396,7 +402,14 @@ def glyph_statistics(ranks: list[list[Glyphs]], suits: list[list[Glyphs]]) -> di
         "suit_height": float(np.mean([g.suit_box[3] for s in suits for g in s])),
         "suit_heights": np.array([np.mean([g.suit_box[3] for g in s]) for s in suits]),
         "suit_aspect": np.array([np.mean([g.suit_box[2] / g.suit_box[3] for g in s]) for s in suits]),
+        "index_centres": np.median([(*_centre(g.rank_box), *_centre(g.suit_box))
+                                    for r in ranks for g in r], axis=0),
     }
+
+
+def _centre(box: tuple[int, int, int, int]) -> tuple[float, float]:
+    x, y, w, h = box
+    return x + w / 2, y + h / 2
 
 
 def _suits_by_colour(run_means: np.ndarray, reds: set[int]) -> dict[int, Suit]:

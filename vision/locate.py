@@ -73,11 +73,20 @@ class Located:
     warped once when first asked for.
     """
 
-    def __init__(self, frame: np.ndarray, grey: np.ndarray, quad: np.ndarray) -> None:
+    def __init__(self, frame: np.ndarray, grey: np.ndarray, quad: np.ndarray, *, turn: bool = False,
+                 ordered: bool = False, interpolation: int = cv2.INTER_LINEAR) -> None:
+        """``turn``: the outline's shorter pair of sides is the card's long pair (a card
+        foreshortened in a photograph, :mod:`vision.photo_cards`). ``ordered``: the
+        corners are the face's top-left, top-right, bottom-right and bottom-left, in that
+        order (an outline put where the card's indices are). ``interpolation``: how the
+        face is warped (bicubic for a face warped up from few pixels)."""
         self.quad = quad
         self.area = float(cv2.contourArea(quad))
         self._frame, self._grey = frame, grey
-        self._m = _face_transform(quad)
+        dst = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
+        self._m = (cv2.getPerspectiveTransform(quad.astype(np.float32), dst) if ordered
+                   else _face_transform(quad, turn=turn))
+        self._interp = interpolation
         self._face: np.ndarray | None = None
 
     @property
@@ -88,7 +97,7 @@ class Located:
     @property
     def face(self) -> np.ndarray:
         if self._face is None:
-            self._face = cv2.warpPerspective(self._frame, self._m, (FACE_W, FACE_H), flags=cv2.INTER_LINEAR)
+            self._face = cv2.warpPerspective(self._frame, self._m, (FACE_W, FACE_H), flags=self._interp)
         return self._face
 
     def region(self, x: int, y: int, w: int, h: int, *, step: int = 1) -> np.ndarray:
@@ -98,12 +107,12 @@ class Located:
         # Output pixel (u, v) is face pixel (x + step*u, y + step*v): the same sampling.
         pick = np.array([[1 / step, 0, -x / step], [0, 1 / step, -y / step], [0, 0, 1]], np.float64)
         return cv2.warpPerspective(self._frame, pick @ self._m, (-(-w // step), -(-h // step)),
-                                   flags=cv2.INTER_LINEAR)
+                                   flags=self._interp)
 
     def grey_face(self, w: int, h: int) -> np.ndarray:
         """The whole face in grey, warped straight to ``w × h`` (a small picture of it)."""
         scale = np.diag([w / FACE_W, h / FACE_H, 1.0])
-        return cv2.warpPerspective(self._grey, scale @ self._m, (w, h), flags=cv2.INTER_LINEAR)
+        return cv2.warpPerspective(self._grey, scale @ self._m, (w, h), flags=self._interp)
 
     def corner(self, w: int, h: int, *, turned: bool = False) -> np.ndarray:
         """The top-left ``w × h`` corner of the face, or (``turned``) the bottom-right one turned 180°."""
@@ -114,7 +123,7 @@ class Located:
         # Warped straight into place turned 180° (output pixel (u, v) is face pixel
         # (299 - u, 419 - v)): a contiguous image, not a reversed view to copy later.
         turn = np.array([[-1, 0, FACE_W - 1], [0, -1, FACE_H - 1], [0, 0, 1]], np.float64)
-        return cv2.warpPerspective(self._frame, turn @ self._m, (w, h), flags=cv2.INTER_LINEAR)
+        return cv2.warpPerspective(self._frame, turn @ self._m, (w, h), flags=self._interp)
 
 
 def locate(frame: np.ndarray, grey: np.ndarray | None = None, *, photo: bool = False) -> Located | Reject:
@@ -520,13 +529,14 @@ def _refine(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return pts.reshape(4, 2) if moved < 4 else quad
 
 
-def _face_transform(quad: np.ndarray) -> np.ndarray:
-    """The perspective transform from the frame to the upright 300×420 face."""
+def _face_transform(quad: np.ndarray, *, turn: bool = False) -> np.ndarray:
+    """The perspective transform from the frame to the upright 300×420 face (``turn``:
+    the outline's longer pair of sides taken as the card's short pair)."""
     # Order the corners clockwise from any corner, then start on a short edge.
     c = quad.mean(axis=0)
     order = np.argsort(np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0]))
     q = quad[order]
-    if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[2] - q[1]):
+    if (np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[2] - q[1])) != turn:
         q = np.roll(q, -1, axis=0)
     dst = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
     return cv2.getPerspectiveTransform(q.astype(np.float32), dst)

@@ -44,9 +44,10 @@ import numpy as np
 from dealer.cards import Card, CardError
 from vision.decision import Outcome, Reject
 from vision.gate_view import gate_view, other_views
-from vision.index import RETRIED_IN_PHOTOS, IndexReader
+from vision.index import RETRIED_IN_PHOTOS, IndexReader, for_small_photo_cards
 from vision.learn import LearnedDesign, LearnError, bridge_order, learn
-from vision.locate import Located, locate
+from vision.locate import MIN_AREA, Located, locate
+from vision.photo_cards import index_outlines, photo_outlines
 from vision.sources import IMAGE_SUFFIXES, picture
 
 MAX_RESHOWN = 20  # cards of the learning pass shown again (the learner named their frame)
@@ -176,13 +177,24 @@ def read_photo(reader: IndexReader, photo: np.ndarray, shown: np.ndarray | None 
     ``shown``, when the caller has that view; ``first``, its read, when the caller has
     read it), and when that view is refused for what a photo's other views may not show
     (the card not found, or its corners not one card's), each of its other views
-    (:func:`vision.gate_view.other_views`) until one is read. ``reader`` reads
-    photographs (``IndexReader(..., photo=True)``)."""
+    (:func:`vision.gate_view.other_views`) until one is read; last, every shape in the
+    photo that may be a card at any size or slant (:func:`vision.photo_cards.photo_outlines`),
+    read with :func:`vision.index.for_small_photo_cards`. ``reader`` reads photographs
+    (``IndexReader(..., photo=True)``)."""
     view = gate_view(photo) if shown is None else shown
     out = reader.read(view) if first is None else first
     if isinstance(out, Reject) and out.reason in RETRIED_IN_PHOTOS:
         for other in other_views(photo, view):
             got = reader.read(other)
+            if got.accepted:
+                return got
+        # Last, every shape in the photo that may be a card, small or seen at a slant, and
+        # where each two indices that may be one card's put it (vision.photo_cards), read
+        # from the photo's own pixels; a card smaller in the photo than the gate's smallest
+        # readable one with the thresholds for its soft face.
+        small = IndexReader(reader.design, for_small_photo_cards(reader.t), photo=True)
+        for found in [*photo_outlines(photo), *index_outlines(photo, reader.design)]:
+            got = (small if found.area < MIN_AREA else reader).read_located(found)
             if got.accepted:
                 return got
     return out
