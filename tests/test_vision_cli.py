@@ -11,6 +11,7 @@ import pytest
 
 from dealer.cards import Card
 from dealer.cli import main
+from vision.photos import card_of_name
 from vision.render import render_card_frame
 from vision.sources import CaptureSource, FolderSource, open_source
 
@@ -198,3 +199,19 @@ def test_read_looks_at_a_photos_other_views(capsys: pytest.CaptureFixture[str]) 
     assert got == {"10S": "ST", "JH-": "HJ", "KH-": "HK"}, got
     assert main([*args, "--gate"]) == 0
     assert all("card" not in o for o in _json_lines(capsys.readouterr().out))
+
+
+def test_read_finds_a_photos_card_by_its_shape_or_its_indices(capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 15, eleventh pass: a card small in the photo, at a slant, or whose edges are
+    # lost on a glossy board is read from the photo's own pixels (vision.photo_cards);
+    # --gate reads the gate's view only, and finds none of them.
+    photos = Path(__file__).parent / "data" / "photos"
+    for folder in ("small-or-slanted", "by-its-indices"):
+        args = ["vision", "read", str(photos / folder), "--design", str(photos / "phone-standard.npz"),
+                "--json"]
+        assert main(args) == 0
+        got = {o["frame"]: o.get("card") for o in _json_lines(capsys.readouterr().out)}
+        want = {p.name: str(card_of_name(p.name)) for p in (photos / folder).glob("*.jpg")}
+        assert got == want, (folder, got)
+        assert main([*args, "--gate"]) == 0
+        assert all("card" not in o for o in _json_lines(capsys.readouterr().out))

@@ -478,7 +478,9 @@ def test_photographs_read_with_another_decks_design_are_never_read_wrong() -> No
     # must never be read as a card they do not show (on the phone corpus, 6 designs ×
     # 498 photos: 0 wrong; docs/vision.md, tenth pass). The small card's looser thresholds
     # (eleventh pass) read raw/9C-…194735, a card as large as the gate's, as the standard
-    # design's Q: they hold only for cards under the gate's smallest readable size.
+    # design's Q: they hold only for cards under the gate's smallest readable size. And
+    # cross-deck/ holds a ♣ each that Tigullio's design read as a ♠ on a photo outline
+    # (searched in both corners; and a small K♣ at 0.894): for_photo_outlines.
     from vision.gate_view import gate_view
     from vision.index import IndexReader
     from vision.learn import learn
@@ -486,14 +488,14 @@ def test_photographs_read_with_another_decks_design_are_never_read_wrong() -> No
 
     photos = []
     for folder in (REAL, REAL / "raw", REAL / "on-a-table", REAL / "other-outline", REAL / "other-view",
-                   REAL / "small-or-slanted", REAL / "by-its-indices"):
+                   REAL / "small-or-slanted", REAL / "by-its-indices", REAL / "cross-deck"):
         for path in sorted(folder.glob("*.jpg")):
             img = cv2.imread(str(path))
             if folder == REAL:  # (the halved gate frames, doubled back)
                 img = cv2.resize(img, (640, 480), interpolation=cv2.INTER_LINEAR)
             photos.append((card_of_name(path.name), img))
     assert len(photos) >= 40
-    for name in ("standard", "dondorf"):
+    for name in ("standard", "dondorf", "tigullio"):
         design = learn(name, [(str(c), render_card_frame(c, design=name, seed=900_000 + i))
                               for i, c in enumerate(bridge_order())])
         reader = IndexReader(design, photo=True)
@@ -555,12 +557,13 @@ def test_a_card_small_or_at_a_slant_in_a_photo_is_read_from_its_own_pixels(name:
 
 def read_photo_outline(reader: object, found: object) -> object:
     """One outline read as read_photo reads it (the small card's thresholds when small)."""
-    from vision.index import IndexReader, for_small_photo_cards
+    from vision.index import IndexReader, for_photo_outlines, for_small_photo_cards
     from vision.locate import MIN_AREA
 
     assert isinstance(reader, IndexReader)
     small = IndexReader(reader.design, for_small_photo_cards(reader.t), photo=True)
-    return (small if found.area < MIN_AREA else reader).read_located(found)  # type: ignore[attr-defined]
+    large = IndexReader(reader.design, for_photo_outlines(reader.t), photo=True)
+    return (small if found.area < MIN_AREA else large).read_located(found)  # type: ignore[attr-defined]
 
 
 def test_an_outline_nearer_square_than_a_card_is_offered_both_ways_round() -> None:

@@ -75,6 +75,10 @@ class Thresholds:
     # The minimum scores of a corner searched for every glyph (:meth:`IndexReader._searched`)
     # when they are not rank_min and suit_min (a small card in a photo, for_small_photo_cards).
     searched_min: tuple[float, float] | None = None
+    # May both corners searched name a black suit (:meth:`IndexReader._searched`)? Not on
+    # the many outlines tried in a photograph (for_photo_outlines): ♣ and ♠ differ least of
+    # any two suits, and ink colour cannot tell them apart.
+    search_black: bool = True
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,10 @@ SMALL_PHOTO_BLUR = 0.2
 #: shapes' own (0.75, 0.85). Searched with a design learned from another deck, a phone
 #: deck's small 9 was read as the classic design's Q at 0.75 and 0.79 (eleventh pass).
 SMALL_PHOTO_SEARCHED_MIN = (0.85, 0.90)
+#: The least suit score of a small photo card's corner read from its shapes: the rank's
+#: minimum is the second corner's (0.75), the suit's between that corner's (0.85) and the
+#: first's (0.93). At 0.85, a small K♣ was read as Tigullio's K♠ at 0.894 (eleventh pass).
+SMALL_PHOTO_SUIT_MIN = 0.90
 
 
 def for_small_photo_cards(t: Thresholds) -> Thresholds:
@@ -109,15 +117,27 @@ def for_small_photo_cards(t: Thresholds) -> Thresholds:
 
     Such a card covers a tenth to a half of the gate's card in the photo: its face,
     warped up from few pixels, is soft, and every template's score drops with it. So
-    both corners are held to the second corner's fit to the design
-    (:attr:`Thresholds.second_rank_min`, :attr:`Thresholds.second_suit_min`), a glyph as
-    soft as :data:`SMALL_PHOTO_BLUR` of the learned frames is taken, and a corner searched
-    for every glyph is held to :data:`SMALL_PHOTO_SEARCHED_MIN`. The margins that tell
+    both corners' ranks are held to the second corner's fit to the design
+    (:attr:`Thresholds.second_rank_min`), their suits to :data:`SMALL_PHOTO_SUIT_MIN`, a
+    glyph as soft as :data:`SMALL_PHOTO_BLUR` of the learned frames is taken, and a
+    corner searched for every glyph is held to :data:`SMALL_PHOTO_SEARCHED_MIN` (and, as
+    every photo outline, :func:`for_photo_outlines`). The margins that tell
     one glyph from the next are unchanged, and both corners must still name the card,
     their indices placed as one card's.
     """
-    return dataclasses.replace(t, rank_min=t.second_rank_min, suit_min=t.second_suit_min,
+    return dataclasses.replace(for_photo_outlines(t), rank_min=t.second_rank_min, suit_min=SMALL_PHOTO_SUIT_MIN,
                                blur_ratio=SMALL_PHOTO_BLUR, searched_min=SMALL_PHOTO_SEARCHED_MIN)
+
+
+def for_photo_outlines(t: Thresholds) -> Thresholds:
+    """The thresholds an outline of :mod:`vision.photo_cards` is read with: as ``t``, but a
+    black suit is never named by searching both corners (:attr:`Thresholds.search_black`).
+    Each photo tries tens of such outlines, and the best of a search over many positions
+    and sizes can fall on the other black suit of another deck's design: read with a design
+    learned from Tigullio's renders, a phone photo's A♣ was so read as the ♠ (searched at
+    0.931 against the 0.93 minimum, by a margin of 0.52 against 0.5; the phone deck's own
+    ♣ and ♠ reads by search lie there too)."""
+    return dataclasses.replace(t, search_black=False)
 
 
 class IndexReader:
@@ -284,6 +304,8 @@ class IndexReader:
                     return None  # the shapes cut out there are nearest another card's
             named.append(n)
         (a, ra, sa, box_a), (b, rb, sb, box_b) = named
+        if not self.t.search_black and not a.suit.is_red:
+            return None
         if a != b:
             return Reject(Reason.DISAGREE, f"searched, the top-left shows {a}, the bottom-right {b}")
         if (off := self._shifted(box_a, box_b)) is not None:

@@ -147,8 +147,12 @@ TURNED, SIZES_APART, DIAGONAL_SCALE, DIAGONAL_ANGLE = -0.9, (0.7, 1.4), (0.75, 1
 #: The same for a card seen at a slant, whose near index is larger than its far one (the
 #: perspective fit of both indices' ranks and suits).
 SLANT_SIZES, SLANT_ANGLE = (0.5, 2.0), 15.0
-#: The most outlines offered from a photo's indices (the likeliest first).
+#: The most outlines offered from a photo's indices (the likeliest first), each read as
+#: fitted and this much smaller and larger about its middle: the indices' shapes are
+#: found blurred and speckled, and the design's index centres are medians, so the outline
+#: put by them lies within some 5 % of the card's (as shot, 178 -> 180 of 200 photos read).
 MOST_FROM_INDICES = 40
+INDEX_FIT_SCALES = (1.0, 0.95, 1.05)
 
 
 def index_outlines(photo: np.ndarray, design: LearnedDesign) -> list[Located]:
@@ -195,11 +199,17 @@ def index_outlines(photo: np.ndarray, design: LearnedDesign) -> list[Located]:
     found.sort(key=lambda f: f[0])
     grey = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
     out: list[Located] = []
+    taken: list[np.ndarray] = []
     for _, quad in found:
-        if len(out) == MOST_FROM_INDICES:
+        if len(taken) == MOST_FROM_INDICES:
             break
-        if not any(_same_outline(quad, o.quad) for o in out):
-            out.append(Located(photo, grey, quad, ordered=True, interpolation=cv2.INTER_CUBIC))
+        if not any(_same_outline(quad, o) for o in taken):
+            taken.append(quad)
+    for quad in taken:
+        mid = quad.mean(axis=0)
+        for k in INDEX_FIT_SCALES:
+            out.append(Located(photo, grey, (mid + k * (quad - mid)).astype(np.float32), ordered=True,
+                               interpolation=cv2.INTER_CUBIC))
     return out
 
 

@@ -44,7 +44,7 @@ import numpy as np
 from dealer.cards import Card, CardError
 from vision.decision import Outcome, Reject
 from vision.gate_view import gate_view, other_views
-from vision.index import RETRIED_IN_PHOTOS, IndexReader, for_small_photo_cards
+from vision.index import RETRIED_IN_PHOTOS, IndexReader, for_photo_outlines, for_small_photo_cards
 from vision.learn import LearnedDesign, LearnError, bridge_order, learn
 from vision.locate import MIN_AREA, Located, locate
 from vision.photo_cards import index_outlines, photo_outlines
@@ -191,10 +191,12 @@ def read_photo(reader: IndexReader, photo: np.ndarray, shown: np.ndarray | None 
         # Last, every shape in the photo that may be a card, small or seen at a slant, and
         # where each two indices that may be one card's put it (vision.photo_cards), read
         # from the photo's own pixels; a card smaller in the photo than the gate's smallest
-        # readable one with the thresholds for its soft face.
+        # readable one with the thresholds for its soft face; no black suit named by
+        # searching both corners (for_photo_outlines).
         small = IndexReader(reader.design, for_small_photo_cards(reader.t), photo=True)
+        large = IndexReader(reader.design, for_photo_outlines(reader.t), photo=True)
         for found in [*photo_outlines(photo), *index_outlines(photo, reader.design)]:
-            got = (small if found.area < MIN_AREA else reader).read_located(found)
+            got = (small if found.area < MIN_AREA else large).read_located(found)
             if got.accepted:
                 return got
     return out
