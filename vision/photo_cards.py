@@ -184,8 +184,8 @@ def index_outlines(photo: np.ndarray, design: LearnedDesign) -> list[Located]:
                 # The two ranks alone: z = m·w + c in complex numbers (a turn and a scale, m).
                 z1, z2, w1, w2 = complex(*r1), complex(*r2), complex(*rank_at), complex(*(far - rank_at))
                 m = (z2 - z1) / (w2 - w1)
-                quad = [m * complex(*c) + z1 - m * w1 for c in corners]
-                found.append((flat + 1e-3, np.array([[z.real, z.imag] for z in quad], np.float32)))
+                turned = [m * complex(*c) + z1 - m * w1 for c in corners]
+                found.append((flat + 1e-3, np.array([[z.real, z.imag] for z in turned], np.float32)))
             # Seen at a slant, the near index is larger than the far one: the four points
             # in perspective (the two indices' scales averaged for the check).
             avg_down = (down - (s2 - r2) / d2) / 2
