@@ -155,6 +155,10 @@ def locate(frame: np.ndarray, grey: np.ndarray | None = None, *, photo: bool = F
             why = _against_card(small_bgr, (first - 0.5) / 2)
             if why:
                 return Reject(Reason.NO_CARD, why)
+            side = _paper_strip(small, (first - 0.5) / 2)
+            if side:
+                return Reject(Reason.TWO_CARDS, f"another card's paper lies along the card's {side} "
+                              "side, just beyond its outline: a card stuck under this one?")
         return _finish(frame, grey, first)
     if frame.ndim != 3 or (isinstance(first, Reject) and first.reason is Reason.TWO_CARDS and dark):
         # Two cards against a dark floor: a double feed is never second-guessed (a
@@ -1302,6 +1306,61 @@ def _against_card(small: np.ndarray, quad: np.ndarray) -> str | None:
         return (f"something lies against the card beyond its outline ({big / card_area:.0%} of a "
                 "card): another card under it, or a hand?")
     return None
+
+
+#: Half-size px beyond a side where :func:`_paper_strip` looks for the paper of a card
+#: under this one (nearer is the card's own edge, where an outline a pixel inside it
+#: leaves a sliver of its paper), how far out that strip must end, and how many half-size
+#: px wide (running) it is at least: 1.3 mm of an 88 mm card, more than a sliver of white
+#: a deck's print cut a little off its border leaves.
+STRIP_FROM, STRIP_TO, STRIP_ENDS, STRIP_WIDE = 3, 7, 16, 3
+#: The least share of a side's middle along which such a strip lies.
+STRIP_ALONG = 1 / 3
+
+
+def _paper_strip(small: np.ndarray, quad: np.ndarray) -> str | None:
+    """On the dark floor: which side (``"long"`` or ``"short"``) of the outline ``quad``
+    (half-size px, ``small`` the half-size grey frame) has a strip of paper just beyond it
+    along at least :data:`STRIP_ALONG` of its middle, or ``None``.
+
+    A card whose face has a dark printed border (Dondorf's, Bonded's) lying on another,
+    all but aligned, is outlined alone (its paper inside the border): the border parts it
+    from the strip of the card under it that shows beyond its end, too thin to be another
+    card-sized shape, or over 6 % of a card (:func:`_against_card`). That strip is as
+    light as the card's paper, runs along the side, :data:`STRIP_WIDE` half-size px wide
+    at least, and ends where the floor begins again a little further out (the card under
+    it has an edge too). A thumb is darker than paper; glare on the floor beside the card
+    fades out slowly and does not end; the card's own paper left outside an outline a
+    pixel or two inside its edge lies nearer than :data:`STRIP_FROM` (issue 15, eighth
+    pass: 348 rendered stuck pairs read, 58 of them flagged, 56 with a bordered top card;
+    of 3,690 single cards read on the dark floor, none flagged along more than a
+    twentieth of a side)."""
+    h, w = small.shape[:2]
+    q, d, n = _sides_out(quad)
+    t = np.linspace(0.1, 0.9, 33)
+    mid = q[:, None, :] + d[:, None, :] * t[None, :, None]  # (4 sides, 33 along, 2)
+    inside = [-10, -8, -6]  # the card's own paper, past a printed border
+    near = list(range(STRIP_FROM, STRIP_TO + 1))
+    depth = np.array(inside + near + list(range(STRIP_TO + 1, STRIP_ENDS + 1, 2)), np.float64)
+    pts = np.rint(mid[:, None] + depth[None, :, None, None] * n[:, None, None, :]).astype(np.int32)
+    ok = (pts[..., 0] >= 0) & (pts[..., 0] < w) & (pts[..., 1] >= 0) & (pts[..., 1] < h)
+    g = small[pts[..., 1].clip(0, h - 1), pts[..., 0].clip(0, w - 1)].astype(np.float32)  # (4, depths, 33)
+    floor = float(np.median(np.concatenate([small[:4].ravel(), small[-4:].ravel()])))
+    paper = g[:, : len(inside)].max(axis=1)  # (4, 33): the card's paper just inside, there
+    gap = (paper - floor)[:, None]
+    a, b = len(inside), len(inside) + len(near)
+    like = (g[:, a:b] >= paper[:, None] - 0.25 * gap) & ok[:, a:b] & (gap > 60)
+    # Paper at STRIP_WIDE depths running, and the floor again further out.
+    wide = np.ones((4, len(near) - STRIP_WIDE + 1, like.shape[2]), bool)
+    for k in range(STRIP_WIDE):
+        wide &= like[:, k : k + wide.shape[1]]
+    ends = ((g[:, a + 1 :] < floor + 0.5 * gap) & ok[:, a + 1 :]).any(axis=1)
+    share = (wide.any(axis=1) & ends).mean(axis=1)
+    i = int(np.argmax(share))
+    if share[i] < STRIP_ALONG:
+        return None
+    sides = np.hypot(d[:, 0], d[:, 1])
+    return "long" if sides[i] >= sides[(i + 1) % 4] else "short"
 
 
 def _beyond(apart: np.ndarray, quad: np.ndarray, *, against: bool = False) -> tuple[int, float]:
