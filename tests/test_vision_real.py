@@ -301,3 +301,25 @@ def test_a_double_feed_on_the_dark_floor_is_not_read_as_its_top_card() -> None:
     out = locate(frame)
     assert not isinstance(out, Located) and "against the card" in out.detail
     assert not _learn_real("bonded").read(frame).accepted
+
+
+def test_a_dark_bordered_card_stuck_on_another_is_two_cards(bonded: IndexReader, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Issue 15, eighth pass: a card with a dark printed border (Bonded's, Dondorf's) stuck
+    # on another, all but aligned, is outlined alone on the dark floor: its border parts
+    # it from the strip of the card under it that shows beyond its end, too thin to be a
+    # card-sized shape. That strip, paper-light along a side and ending in floor a little
+    # further out, is the card under it. Without that check, these were read as the top card.
+    import vision.locate as locate_module
+
+    seeds = (30000, 30002, 30008, 30009)
+    frames = {seed: render_card_frame(Card(seed % 52), design="bonded", seed=seed, distortions="stuck-pair!")
+              for seed in seeds}
+    for seed, frame in frames.items():
+        out = bonded.read(frame)
+        assert not out.accepted and out.reason is Reason.TWO_CARDS, (seed, out)
+        assert "another card's paper lies along" in out.detail
+        alone = bonded.read(render_card_frame(Card(seed % 52), design="bonded", seed=seed))
+        assert alone.accepted and alone.card == Card(seed % 52)
+    monkeypatch.setattr(locate_module, "_paper_strip", lambda small, quad, floor: None)
+    assert [bonded.read(f).card for f in frames.values()] == [Card(s % 52) for s in seeds]
+
