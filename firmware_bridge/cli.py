@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import signal
 import sys
 import time
 from typing import TYPE_CHECKING
@@ -79,6 +80,10 @@ def cmd_emulator(args: argparse.Namespace) -> int:
         jam_rate=args.jam_rate,
     )
     where = {"tcp_port": args.tcp} if args.tcp is not None else {"pty": True}
+    # It serves until interrupted: Ctrl-C (SIGINT) must stop it even when it was started
+    # from a script's background job, which starts with SIGINT ignored (a test run so left
+    # emulators serving for good).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     emu: VirtualMachine
     if args.firmware:
         from firmware_bridge.simboard import FirmwareError, FirmwareMachine
