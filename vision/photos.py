@@ -178,9 +178,10 @@ def read_photo(reader: IndexReader, photo: np.ndarray, shown: np.ndarray | None 
     read it), and when that view is refused for what a photo's other views may not show
     (the card not found, or its corners not one card's), each of its other views
     (:func:`vision.gate_view.other_views`) until one is read; last, every shape in the
-    photo that may be a card at any size or slant (:func:`vision.photo_cards.photo_outlines`),
-    read with :func:`vision.index.for_small_photo_cards`. ``reader`` reads photographs
-    (``IndexReader(..., photo=True)``)."""
+    photo that may be a card at any size or slant, and where two of its indices put one
+    (:mod:`vision.photo_cards`), read with :func:`vision.index.for_photo_outlines` (a
+    small one with :func:`vision.index.for_small_photo_cards`). ``reader`` reads
+    photographs (``IndexReader(..., photo=True)``)."""
     view = gate_view(photo) if shown is None else shown
     out = reader.read(view) if first is None else first
     if isinstance(out, Reject) and out.reason in RETRIED_IN_PHOTOS:
