@@ -61,6 +61,8 @@ MIN_AREA = 60_000  # px in a 640×480 frame; a card at the gate covers ~126,000
 MAX_AREA = 230_000
 CARD_RATIO = (1.15, 1.65)  # a card is 88 × 63 mm (1.40); a bridge card 89 × 57 (1.56)
 MIN_FILL = 0.90  # the outline fills its hull: an L of two overlapping cards does not
+#: The upright face's corners, top-left first, clockwise.
+FACE_CORNERS = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
 
 
 class Located:
@@ -83,8 +85,7 @@ class Located:
         self.quad = quad
         self.area = float(cv2.contourArea(quad))
         self._frame, self._grey = frame, grey
-        dst = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
-        self._m = (cv2.getPerspectiveTransform(quad.astype(np.float32), dst) if ordered
+        self._m = (cv2.getPerspectiveTransform(quad.astype(np.float32), FACE_CORNERS) if ordered
                    else _face_transform(quad, turn=turn))
         self._interp = interpolation
         self._face: np.ndarray | None = None
@@ -543,8 +544,7 @@ def _face_transform(quad: np.ndarray, *, turn: bool = False) -> np.ndarray:
     q = quad[order]
     if (np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[2] - q[1])) != turn:
         q = np.roll(q, -1, axis=0)
-    dst = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
-    return cv2.getPerspectiveTransform(q.astype(np.float32), dst)
+    return cv2.getPerspectiveTransform(q.astype(np.float32), FACE_CORNERS)
 
 
 # --- Path 3: the card's edges -------------------------------------------------------------

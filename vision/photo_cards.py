@@ -42,7 +42,7 @@ import cv2
 import numpy as np
 
 from vision.learn import LearnedDesign
-from vision.locate import _DOT3, FACE_H, FACE_W, Located, _edge_map, _support
+from vision.locate import _DOT3, FACE_CORNERS, FACE_H, FACE_W, Located, _edge_map, _support
 
 #: The working size of a photo's longer side (larger photos are looked at shrunk; the
 #: face is still warped from the photo's own pixels).
@@ -71,9 +71,7 @@ WINDOWS, STEPS = (0.25, 0.5), (10, 20)
 def card_shapes(photo: np.ndarray) -> list[tuple[np.ndarray, float]]:
     """The outlines worth reading in ``photo`` (4 corners in its pixels) with their
     proportions (long over short), in the order found."""
-    h, w = photo.shape[:2]
-    s = min(1.0, WORK_SIDE / max(h, w))
-    img = cv2.resize(photo, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA) if s < 1 else photo
+    img, s = _working(photo)
     lightness = cv2.cvtColor(cv2.medianBlur(img, 5), cv2.COLOR_BGR2LAB)[..., 0]
     half = cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2), interpolation=cv2.INTER_AREA)
     near = cv2.dilate(_edge_map(half), _DOT3)
@@ -88,15 +86,23 @@ def card_shapes(photo: np.ndarray) -> list[tuple[np.ndarray, float]]:
     return [(q / s, ratio) for q, ratio in found]
 
 
-def photo_outlines(photo: np.ndarray) -> list[Located]:
+def photo_outlines(photo: np.ndarray, grey: np.ndarray | None = None) -> list[Located]:
     """Each of :func:`card_shapes` as the reader takes it (an outline nearer square than
-    :data:`BOTH_WAYS` twice, once each way round), its face warped bicubic."""
-    grey = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
+    :data:`BOTH_WAYS` twice, once each way round), its face warped bicubic. ``grey``: the
+    photo in grey, when the caller has it."""
+    grey = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY) if grey is None else grey
     out = []
     for quad, ratio in card_shapes(photo):
         for turn in (False, True) if ratio < BOTH_WAYS else (False,):
             out.append(Located(photo, grey, quad, turn=turn, interpolation=cv2.INTER_CUBIC))
     return out
+
+
+def _working(photo: np.ndarray) -> tuple[np.ndarray, float]:
+    """The photo at the working size (:data:`WORK_SIDE`, never enlarged), and its scale."""
+    h, w = photo.shape[:2]
+    s = min(1.0, WORK_SIDE / max(h, w))
+    return (cv2.resize(photo, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA) if s < 1 else photo), s
 
 
 def _masks(lightness: np.ndarray) -> list[np.ndarray]:
@@ -155,20 +161,20 @@ MOST_FROM_INDICES = 40
 INDEX_FIT_SCALES = (1.0, 0.95, 1.05)
 
 
-def index_outlines(photo: np.ndarray, design: LearnedDesign) -> list[Located]:
+def index_outlines(photo: np.ndarray, design: LearnedDesign, grey: np.ndarray | None = None) -> list[Located]:
     """Where ``design``'s two corner indices put a card, for each two indices in
     ``photo`` that may be one card's (none for a design saved without
     :attr:`~vision.learn.LearnedDesign.index_centres`), likeliest first. Two indices
     alike in size give a fit of both indices' rank and suit without perspective
     (affine) and one of the two ranks alone (a turn, a scale and a shift); two indices
     whose sizes differ up to :data:`SLANT_SIZES` (a card seen at a slant), the fit of
-    their four points in perspective."""
+    their four points in perspective. ``grey``: the photo in grey, when the caller has it."""
     if design.index_centres is None:
         return []
     rank_at, suit_at = np.asarray(design.index_centres[:2]), np.asarray(design.index_centres[2:])
     far = np.array([FACE_W, FACE_H], float)
     face_pts = np.array([rank_at, suit_at, far - rank_at, far - suit_at])
-    corners = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], float)
+    corners = FACE_CORNERS.astype(float)
     found: list[tuple[float, np.ndarray]] = []
     idx = _indices(_inked_shapes(photo))
     for a, (r1, s1, d1) in enumerate(idx):
@@ -197,7 +203,7 @@ def index_outlines(photo: np.ndarray, design: LearnedDesign) -> list[Located]:
                 if cv2.isContourConvex(quad.reshape(-1, 1, 2)):
                     found.append((slant + 2e-3, quad))
     found.sort(key=lambda f: f[0])
-    grey = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
+    grey = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY) if grey is None else grey
     out: list[Located] = []
     taken: list[np.ndarray] = []
     for _, quad in found:
@@ -239,9 +245,7 @@ def _diagonal_miss(r1: np.ndarray, r2: np.ndarray, down: np.ndarray, apart_px: f
 
 def _inked_shapes(photo: np.ndarray) -> list[tuple[np.ndarray, float]]:
     """Each inked shape of a glyph's size: its centre and size (photo px)."""
-    h, w = photo.shape[:2]
-    s = min(1.0, WORK_SIDE / max(h, w))
-    img = cv2.resize(photo, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA) if s < 1 else photo
+    img, s = _working(photo)
     lightness = cv2.cvtColor(cv2.medianBlur(img, 3), cv2.COLOR_BGR2LAB)[..., 0]
     ink = cv2.adaptiveThreshold(lightness, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
                                 INK_WINDOW, INK_STEP)

@@ -196,7 +196,8 @@ def read_photo(reader: IndexReader, photo: np.ndarray, shown: np.ndarray | None 
         # searching both corners (for_photo_outlines).
         small = IndexReader(reader.design, for_small_photo_cards(reader.t), photo=True)
         large = IndexReader(reader.design, for_photo_outlines(reader.t), photo=True)
-        for found in [*photo_outlines(photo), *index_outlines(photo, reader.design)]:
+        grey = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
+        for found in [*photo_outlines(photo, grey), *index_outlines(photo, reader.design, grey)]:
             got = (small if found.area < MIN_AREA else large).read_located(found)
             if got.accepted:
                 return got
