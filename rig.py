@@ -326,10 +326,7 @@ class Rig:
 
     def _card_dropped(self, e: ev.CardDropped) -> None:
         s = self.session
-        # The pocket sensors' counts go with the drop: a stuck pair shows as a pocket that
-        # grew by two while one card was read.
-        notices = s.card_dropped((e.boot_id, e.gate_id), e.pocket, inferred=e.inferred,
-                                 counts=e.counts)
+        notices = s.card_dropped((e.boot_id, e.gate_id), e.pocket, inferred=e.inferred, counts=e.counts)
         if s.state == "stopped":
             self._stop_machine()
             self.tell(s.notices[-1:])
