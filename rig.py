@@ -326,7 +326,7 @@ class Rig:
 
     def _card_dropped(self, e: ev.CardDropped) -> None:
         s = self.session
-        notices = s.card_dropped((e.boot_id, e.gate_id), e.pocket, inferred=e.inferred)
+        notices = s.card_dropped((e.boot_id, e.gate_id), e.pocket, inferred=e.inferred, counts=e.counts)
         if s.state == "stopped":
             self._stop_machine()
             self.tell(s.notices[-1:])

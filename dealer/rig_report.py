@@ -27,7 +27,7 @@ from dealer.errors import BoardwrightError
 from dealer.session_notices import Notice
 
 #: After these notices the operator has done something physical and says "continue".
-CONTINUE = {"missing", "refeed", "double_feed", "hopper_empty", "resume", "power_cut", "start"}
+CONTINUE = {"missing", "stuck_card", "refeed", "double_feed", "hopper_empty", "resume", "power_cut", "start"}
 #: Steps of a job that go well: shown in the status line only.
 ROUTINE = {"start", "insert", "board_done", "resume", "verified", "recorded", "play_scanned"}
 #: A board is finished (dealt, or scanned): the operator takes it out.

@@ -9,9 +9,11 @@ machine and the camera report and carries out what it decides:
   deal, or the reject tray with a notice (unreadable, duplicate, joker, face
   down, another deck, extra card). The decision is **journalled before it is
   returned**, so a card is never routed that the journal does not know;
-* ``card_dropped(key, pocket)`` — the drop is journalled (one durable commit)
-  before the next card can be decided; a full board is then checked card by
-  card against the deal;
+* ``card_dropped(key, pocket, counts=...)`` — the drop is journalled (one durable
+  commit) before the next card can be decided; a full board is then checked card
+  by card against the deal, and against the machine's pocket sensors: a pocket
+  that holds more cards than were read into it (two cards stuck together, which
+  the thickness sensor missed, fall as one) is never declared fine;
 * ``hopper_empty()``, ``board_removed()``, machine faults — notices with plain
   instructions;
 * ``reconcile(view)`` — after a crash, a cable pull or a power cut, the
@@ -173,6 +175,10 @@ class BoardProgress:
     refeed: int = 0  # rejected cards that may still belong to this board
     deck: str | None = None
     warned_same_back: bool = False
+    #: What the machine's pocket sensors last counted (CARD_DROPPED, GET_STATE), if told.
+    sensed: tuple[int, int, int, int] | None = None
+    #: pocket -> the read cards whose drop grew it by more than one card (a stuck pair).
+    stuck: dict[int, list[Card]] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -183,6 +189,13 @@ class BoardProgress:
         for pocket in self.placed.values():
             c[pocket] += 1
         return (c[0], c[1], c[2], c[3])
+
+    def surplus(self) -> dict[int, int]:
+        """pocket -> cards its sensor counts beyond those read into it (none if not told)."""
+        if self.sensed is None:
+            return {}
+        routed = self.counts()
+        return {p: self.sensed[p] - routed[p] for p in range(4) if self.sensed[p] > routed[p]}
 
     def claimed(self) -> set[int]:
         """Cards placed or on their way to a pocket."""
@@ -434,8 +447,15 @@ class DealingSession(JournalWriting):
         self._note(*notices)
         return Decision(True, pocket, card, tuple(notices))
 
-    def card_dropped(self, key: GateKey, pocket: int | None, *, inferred: bool = False) -> list[Notice]:
-        """The machine confirmed a drop; journal it, then check a full board."""
+    def card_dropped(self, key: GateKey, pocket: int | None, *, inferred: bool = False,
+                     counts: tuple[int, int, int, int] | None = None) -> list[Notice]:
+        """The machine confirmed a drop; journal it, then check a full board.
+
+        ``counts`` are the machine's pocket sensor counts after the drop (CARD_DROPPED
+        carries them). A pocket that grew by more than the card read holds an unread
+        card (a stuck pair): said at once, asked for when the hopper is empty, and the
+        board is not done while a pocket holds more (or fewer) cards than were read.
+        """
         cur = self.current
         if cur is None or key in cur.dropped:
             return []  # a repeat, or a card of a board already closed
@@ -455,13 +475,30 @@ class DealingSession(JournalWriting):
                                                 f"pocket {pocket}, not {intended}"))
         entry = Entry("drop", cur.slot.index, key[0], key[1], card, pocket,
                       "inferred" if inferred else "")
+        before = cur.surplus()
         # Update the truth first (the card IS in the pocket), then try the journal.
         self._apply_drop(cur, key, card, pocket)
         if not self._write(entry):
             return []
+        notices = [] if counts is None else self._sensed(cur, counts, before, card, pocket)
         if pocket is not None and cur.complete and cur.slot.index not in self.done:
-            return self._finish_board(cur)
-        return []
+            return notices + self._finish_board(cur)
+        return notices
+
+    def _sensed(self, cur: BoardProgress, counts: tuple[int, int, int, int],
+                before: dict[int, int], card: int | None, pocket: int | None) -> list[Notice]:
+        """The pocket sensors after a drop: a pocket that grew by more than its card holds
+        a card never read (two cards stuck together, aligned so the thickness sensor missed
+        them, and the camera saw the top one only)."""
+        cur.sensed = (counts[0], counts[1], counts[2], counts[3])
+        extra = cur.surplus()
+        for p in [p for p in cur.stuck if p not in extra]:
+            del cur.stuck[p]  # the operator took the unread card out
+        if pocket is None or card is None or extra.get(pocket, 0) <= before.get(pocket, 0):
+            return []
+        cur.stuck.setdefault(pocket, []).append(Card(card))
+        return self._note(say.stuck_pair(cur.label, pocket, Card(card), counts[pocket],
+                                         cur.counts()[pocket]))
 
     def _apply_drop(self, cur: BoardProgress, key: GateKey, card: int | None, pocket: int | None) -> None:
         del cur.pending[key]
@@ -479,6 +516,14 @@ class DealingSession(JournalWriting):
             self.state = SessionState.WAITING_BOARD
             return self._note(say.restart_board(cur.label, "cards in the wrong pockets: "
                                                 + " ".join(c.symbol for c in wrong)))
+        if cur.sensed is not None and cur.sensed != cur.counts():
+            # All 52 were read into their pockets, but a pocket's sensor counts more (an unread
+            # card came stuck to another: a 53rd card) or fewer (one was taken out): the pockets
+            # are not what the journal says, so the board is not done.
+            why = say.pocket_counts_differ(cur.sensed, cur.counts(), cur.stuck)
+            self._restart(cur, "pocket counts differ")
+            self.state = SessionState.WAITING_BOARD
+            return self._note(say.restart_board(cur.label, why))
         if not self._write(Entry("done", cur.slot.index)):
             return []
         self.done.add(cur.slot.index)
@@ -516,7 +561,12 @@ class DealingSession(JournalWriting):
         missing = cur.missing()
         if len(missing) == 52:
             return self._note(say.hopper_empty(where))
-        return self._note(say.missing_cards(missing, where))
+        extra = cur.surplus()
+        if extra:  # the pocket sensors count cards never read: a stuck pair put them there
+            routed = cur.counts()
+            held = {p: (routed[p] + n, routed[p], cur.stuck.get(p, [])) for p, n in extra.items()}
+            return self._note(say.stuck_card(where, missing, held))
+        return self._note(say.missing_cards(missing, where, cur.counts()))
 
     def hopper_not_empty(self) -> list[Notice]:
         """The board is full and the machine still has cards: the deck had more than 52."""
@@ -564,6 +614,8 @@ class DealingSession(JournalWriting):
             self.state = SessionState.WAITING_BOARD
             return self._note(say.board_pulled(cur.label, n)), []
         expect = list(cur.counts())
+        for p, n in cur.surplus().items():  # unread cards the sensors already counted (stuck pairs)
+            expect[p] += n
         reroute: list[tuple[GateKey, int | None]] = []
         for key, (card, pocket) in list(cur.pending.items()):
             if view.gate == key:
@@ -589,6 +641,7 @@ class DealingSession(JournalWriting):
             return self._note(say.restart_board(
                 cur.label, f"its pockets hold {have} cards but the journal has {want} (after {n})"
             )), []
+        cur.sensed = view.counts
         if cur.complete:
             if cur.slot.index not in self.done:
                 return self._finish_board(cur), []

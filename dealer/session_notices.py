@@ -12,7 +12,7 @@ operator has done what the instruction says.
 >>> n.instruction
 'check the deck: take the second ♥Q out of the reject tray and put it aside'
 >>> missing_cards([Card.parse("S7"), Card.parse("D2")], "board 3").message
-'board 3: the deck is missing 2 cards: ♠7 ♦2'
+'board 3: the hopper is empty but 2 cards were never read: ♠7 ♦2'
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from dealer.cards import Card
+from dealer.seats import Seat
 
 
 @dataclass(frozen=True)
@@ -89,11 +90,94 @@ def unread_rejects(where: str, count: int) -> Notice:
                   "take them out of the reject tray and check the deck before the next board")
 
 
-def missing_cards(cards: list[Card], where: str) -> Notice:
+def _pocket(pocket: int) -> str:
+    return f"{Seat(pocket).title}'s pocket"
+
+
+def _routed(counts: tuple[int, int, int, int]) -> str:
+    return ", ".join(f"{Seat(p).title} {n}" for p, n in enumerate(counts))
+
+
+def missing_cards(cards: list[Card], where: str,
+                  routed: tuple[int, int, int, int] | None = None) -> Notice:
+    """The hopper is empty and cards were never read; no pocket sensor points at one.
+
+    A card that never came to the gate may still be in a pocket: two cards stuck
+    together, so well aligned that the thickness sensor missed them, fall into the
+    pocket the top one was routed to. ``routed`` is what the journal put in each pocket.
+
+    >>> n = missing_cards([Card.parse("D2")], "board 3", (13, 12, 13, 13))
+    >>> n.instruction.split(":")[0]
+    'it may be in a pocket, stuck to another card'
+    """
     n = len(cards)
-    return Notice("missing", f"{where}: the deck is missing {n} card{'s' * (n != 1)}: {_cards(cards)}",
-                  "find them (under the machine, in the reject tray, in another deck) and put "
-                  "them on the hopper, then continue", stop=True)
+    per = (f"the journal routed {_routed(routed)}" if routed is not None
+           else "13 cards each")
+    return Notice("missing", f"{where}: the hopper is empty but {n} card{'s' * (n != 1)} "
+                  f"{'was' if n == 1 else 'were'} never read: {_cards(cards)}",
+                  f"{'it' if n == 1 else 'they'} may be in a pocket, stuck to another card: count "
+                  f"each pocket ({per}; a pocket holding more holds a card never read), and look "
+                  "in the reject tray and under the machine; take out what you find, put "
+                  f"{'it' if n == 1 else 'them'} on the hopper, then continue", stop=True)
+
+
+def stuck_card(where: str, cards: list[Card],
+               pockets: dict[int, tuple[int, int, list[Card]]]) -> Notice:
+    """The hopper is empty, cards were never read, and pocket sensors count more cards than
+    the journal routed there: a stuck pair put an unread card in that pocket.
+
+    ``pockets``: pocket -> (cards its sensor counts, cards routed there, the read cards
+    whose drop made it grow by more than one).
+
+    >>> n = stuck_card("board 3", [Card.parse("D2")], {0: (14, 13, [Card.parse("S7")])})
+    >>> n.message
+    "board 3: 1 card was never read (♦2); North's pocket holds 14 cards where 13 were routed: 1 card went in unread, stuck to ♠7"
+    >>> n.instruction
+    "look through North's pocket for ♦2 and take it out (North's pocket then holds 13 cards), put it on the hopper, then continue; if it is not there, look in the reject tray and under the machine"
+    """
+    n = len(cards)
+    said = []
+    for p, (held, routed, tops) in sorted(pockets.items()):
+        extra = held - routed
+        to = f"stuck to {_cards(tops)}" if tops else "stuck to another card"
+        said.append(f"{_pocket(p)} holds {held} cards where {routed} were routed: {extra} "
+                    f"card{'s' * (extra != 1)} went in unread, {to}")
+    names = " and ".join(_pocket(p) for p in sorted(pockets))
+    then = ", ".join(f"{_pocket(p)} then holds {routed} cards"
+                     for p, (_, routed, _) in sorted(pockets.items()))
+    it = "it" if n == 1 else "them"
+    return Notice("stuck_card", f"{where}: {n} card{'s' * (n != 1)} {'was' if n == 1 else 'were'} "
+                  f"never read ({_cards(cards)}); " + "; ".join(said),
+                  f"look through {names} for {_cards(cards)} and take {it} out ({then}), put "
+                  f"{it} on the hopper, then continue; if {'it is' if n == 1 else 'one is'} not "
+                  "there, look in the reject tray and under the machine", stop=True)
+
+
+def stuck_pair(where: str, pocket: int, card: Card, held: int, routed: int) -> Notice:
+    """At the drop: the pocket's sensor grew by more than the one card read.
+
+    >>> stuck_pair("board 3", 0, Card.parse("S7"), 6, 5).message
+    "board 3: a card came stuck to ♠7 and fell unread into North's pocket (it holds 6 cards, 5 were routed there)"
+    """
+    return Notice("stuck_pair", f"{where}: a card came stuck to {card.symbol} and fell unread into "
+                  f"{_pocket(pocket)} (it holds {held} cards, {routed} were routed there)",
+                  "nothing to do now: when the hopper is empty you will be told which card to "
+                  "take out of the pocket; the board is not finished until it is read")
+
+
+def pocket_counts_differ(held: tuple[int, int, int, int], routed: tuple[int, int, int, int],
+                         stuck: dict[int, list[Card]]) -> str:
+    """Why a full board is not done: its pocket sensors disagree with the journal.
+
+    >>> pocket_counts_differ((14, 13, 13, 13), (13, 13, 13, 13), {0: [Card.parse("S7")]})
+    "North's pocket holds 14 cards but 13 were read into it (a card came stuck to ♠7)"
+    """
+    said = []
+    for p in range(4):
+        if held[p] != routed[p]:
+            why = f" (a card came stuck to {_cards(stuck[p])})" if stuck.get(p) else ""
+            said.append(f"{_pocket(p)} holds {held[p]} cards but {routed[p]} were read into it{why}")
+    return "; ".join(said)
 
 
 def refeed_rejects(where: str, count: int) -> Notice:

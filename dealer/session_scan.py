@@ -294,8 +294,10 @@ class ScanSession(JournalWriting):
             cur.hands[pocket].append(card)
         return Decision(True, pocket, card, tuple(self._note(*notices)))
 
-    def card_dropped(self, key: GateKey, pocket: int | None, *,
-                     inferred: bool = False) -> list[Notice]:
+    def card_dropped(self, key: GateKey, pocket: int | None, *, inferred: bool = False,
+                     counts: tuple[int, int, int, int] | None = None) -> list[Notice]:
+        """The drop of a routed card. ``counts`` (the pocket sensors) are not used here yet:
+        see docs/dealing.md, "Two cards stuck together", for what a stuck pair does to a scan."""
         cur = self.current
         if key not in self._pending or cur is None:
             return []

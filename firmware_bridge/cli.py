@@ -58,6 +58,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--misfeed-rate", type=_rate, default=0.0)
     p.add_argument("--double-feed-rate", type=_rate, default=0.0)
     p.add_argument("--jam-rate", type=_rate, default=0.0)
+    p.add_argument("--stuck-pair-rate", type=_rate, default=0.0,
+                   help="two cards stuck together that the thickness sensor misses: the "
+                        "camera sees the top one, both fall into its pocket")  # fmt: skip
     p.add_argument("--board", type=_BOARD, help="insert this board with a shuffled deck in the hopper")
     p.add_argument("--decks", type=positive_int, default=1, help="decks to load with --board (default 1)")
     p.set_defaults(func=cmd_emulator)
@@ -78,6 +81,7 @@ def cmd_emulator(args: argparse.Namespace) -> int:
         misfeed_rate=args.misfeed_rate,
         double_feed_rate=args.double_feed_rate,
         jam_rate=args.jam_rate,
+        stuck_pair_rate=args.stuck_pair_rate,
     )
     where = {"tcp_port": args.tcp} if args.tcp is not None else {"pty": True}
     # It serves until interrupted: Ctrl-C (SIGINT) must stop it even when it was started

@@ -39,6 +39,8 @@ DROP_TIME = 0.036
 SPEED_FACTORS = {1: 1.5, 2: 1.0, 3: 0.75}
 #: Consecutive misfeeds after which the feeder reports a jam instead.
 MAX_MISFEEDS = 3
+#: The feed faults a test may force with ``inject`` (the dice draw the same kinds).
+FEED_FAULTS = ("misfeed", "double", "jam", "stuck_pair")
 
 CameraHook = Callable[[int, PhysicalCard], None]
 
@@ -176,6 +178,9 @@ class Emulator:
         self.phase_until = 0.0
         self.gate_id = 0
         self.gate_card: PhysicalCard | None = None
+        # A card stuck under the gate card (a stuck pair): the camera cannot see it, and
+        # it falls wherever the gate card is routed.
+        self.gate_under: PhysicalCard | None = None
         self.gate_pocket: int | None = None
         self.last_drop: tuple[int, int] = (0, 0)
         self.misfeeds = 0
@@ -257,9 +262,25 @@ class Emulator:
             cards, self.rejects = self.rejects, []
         return cards
 
+    def take_from_pocket(self, pocket: int, cards: Iterable[PhysicalCard]) -> list[PhysicalCard]:
+        """The operator takes these very cards (by identity) out of a pocket of the board.
+
+        Returns the ones that were there. The pocket's sensor count drops with them.
+        """
+        with self._lock:
+            held = self.pockets[pocket]
+            taken = [pc for pc in cards if any(x is pc for x in held)]
+            self.pockets[pocket] = [x for x in held if not any(x is pc for pc in taken)]
+        return taken
+
     def inject(self, kind: str) -> None:
-        """Force the next feed attempt to be ``misfeed``, ``double`` or ``jam``."""
-        if kind not in ("misfeed", "double", "jam"):
+        """Force the next feed attempt to be ``misfeed``, ``double``, ``jam`` or ``stuck_pair``.
+
+        ``stuck_pair``: the top two cards of the hopper come stuck together, aligned so
+        well that the thickness sensor (DOUBLE) misses them. The gate and the camera see
+        the top card only; both fall into the pocket it is routed to (its count grows by 2).
+        """
+        if kind not in FEED_FAULTS:
             raise ValueError(f"unknown feed fault {kind!r}")
         with self._lock:
             self._forced.append(kind)
@@ -351,13 +372,15 @@ class Emulator:
         if self.in_feeder:  # the roller lets go: the cards lie on top of the hopper again
             self.hopper[:0] = self.in_feeder
             self.in_feeder = []
-        if self.phase == "dropping" and self.gate_card is not None:
+        path = [c for c in (self.gate_card, self.gate_under) if c is not None]
+        if self.phase == "dropping" and path:
             if self.dice.lands_at_power_cut():
-                self._land(self.gate_card, self.gate_pocket)
+                for card in path:
+                    self._land(card, self.gate_pocket)
             else:
-                self.hopper.insert(0, self.gate_card)
-        elif self.phase == "at_gate" and self.gate_card is not None:
-            self.hopper.insert(0, self.gate_card)
+                self.hopper[:0] = path
+        elif self.phase == "at_gate" and path:
+            self.hopper[:0] = path
         if self.jammed is not None:
             self.hopper.insert(0, self.jammed)
             self.jammed = None
@@ -547,11 +570,13 @@ class Emulator:
             card, pocket = self.gate_card, self.gate_pocket
             assert card is not None and pocket is not None
             self._land(card, pocket)
+            if self.gate_under is not None:  # a stuck pair falls together
+                self._land(self.gate_under, pocket)
             self.last_drop = (self.gate_id, pocket)
             c = self.counts
             rejects = min(255, len(self.rejects))
             self._event(p.CardDroppedEvent(self.gate_id, pocket, *c, rejects))
-            self.gate_card, self.gate_pocket, self.phase = None, None, "idle"
+            self.gate_card, self.gate_under, self.gate_pocket, self.phase = None, None, None, "idle"
         if self.phase != "idle" or not self.running or self.mode != p.Mode.RUNNING:
             return
         if self.board_number is None:
@@ -564,14 +589,14 @@ class Emulator:
         self.phase, self.phase_until = "feeding", now + self._scaled(FEED_TIME)
         roll = self.dice.feed()  # always drawn, so forced faults keep the stream aligned
         outcome = self._forced.pop(0) if self._forced else roll
-        if outcome == "double" and len(self.hopper) < 2:
+        if outcome in ("double", "stuck_pair") and len(self.hopper) < 2:
             outcome = "ok"  # one card left: it cannot come with another
         if outcome == "misfeed" and self.misfeeds + 1 >= MAX_MISFEEDS:
             outcome = "stuck"  # the third slip in a row: the top card sticks in the path
         self._feed_outcome = outcome
         # The roller takes its card(s) now; a slipping roller (misfeed) takes none. From
         # here on the operator may lift or add to the hopper: the feed is not affected.
-        taken = {"misfeed": 0, "double": 2}.get(outcome, 1)
+        taken = {"misfeed": 0, "double": 2, "stuck_pair": 2}.get(outcome, 1)
         self.in_feeder, self.hopper[:taken] = self.hopper[:taken], []
 
     def _feed_done(self, now: float) -> None:
@@ -603,6 +628,10 @@ class Emulator:
             return
         self.misfeeds = 0
         card = fed[0]
+        # A stuck pair passed the thickness sensor as one card: only the top one is seen.
+        self.gate_under = fed[1] if outcome == "stuck_pair" and len(fed) > 1 else None
+        if self.gate_under is not None:
+            self.stats.count("stuck_pair")
         self.gate_counter += 1
         self.gate_id, self.gate_card, self.gate_pocket = self.gate_counter, card, None
         self.phase = "at_gate"

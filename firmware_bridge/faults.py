@@ -34,6 +34,9 @@ class FaultPlan:
     misfeed_rate: float = 0.0  # per feed attempt: the roller slips, card stays
     double_feed_rate: float = 0.0  # per feed attempt: two cards go to the reject tray
     jam_rate: float = 0.0  # per feed attempt: a card sticks in the feed path
+    #: per feed attempt: two cards stuck together, so well aligned that the thickness
+    #: sensor misses them; the camera sees the top one and both fall into its pocket
+    stuck_pair_rate: float = 0.0
     power_cut_drop_chance: float = 0.5  # a card falling at a power cut still lands
 
 
@@ -45,14 +48,21 @@ class MechanicalDice:
         self._rng = random.Random(f"mech/{plan.seed}")
 
     def feed(self) -> str:
-        """One of ``ok``, ``misfeed``, ``double``, ``jam`` (three draws each time)."""
+        """One of ``ok``, ``misfeed``, ``double``, ``jam``, ``stuck_pair``.
+
+        Three draws each time; a fourth only when the plan has a stuck-pair rate,
+        so the plans and seeds of before give the same runs as they did.
+        """
         a, b, c = self._rng.random(), self._rng.random(), self._rng.random()
+        d = self._rng.random() if self.plan.stuck_pair_rate else 1.0
         if a < self.plan.jam_rate:
             return "jam"
         if b < self.plan.misfeed_rate:
             return "misfeed"
         if c < self.plan.double_feed_rate:
             return "double"
+        if d < self.plan.stuck_pair_rate:
+            return "stuck_pair"
         return "ok"
 
     def lands_at_power_cut(self) -> bool:

@@ -90,8 +90,9 @@ class Scenario:
 
     Kinds: deck faults ``duplicate``, ``missing``, ``joker``, ``face_down``,
     ``other_deck``, ``unreadable``, ``same_back``, ``wrong_board``; machine
-    faults ``jam``, ``misfeed``, ``double``, ``cover``, ``power_cut``, ``unplug``
-    (injected after ``at_card`` drops).
+    faults ``jam``, ``misfeed``, ``double``, ``stuck_pair`` (two cards stuck together that
+    the thickness sensor misses), ``cover``, ``power_cut``, ``unplug`` (injected after
+    ``at_card`` drops).
     """
 
     faults: dict[int, list[str]] = field(default_factory=dict)
@@ -112,8 +113,10 @@ class Scenario:
 
 
 FAULT_KINDS = {"duplicate", "missing", "joker", "face_down", "other_deck", "unreadable",
-               "same_back", "wrong_board", "jam", "misfeed", "double", "cover", "power_cut",
-               "unplug"}
+               "same_back", "wrong_board", "jam", "misfeed", "double", "stuck_pair", "cover",
+               "power_cut", "unplug"}
+#: Machine faults, injected after ``Scenario.at_card`` drops; the feed faults by ``inject``.
+MACHINE_FAULTS = ("jam", "misfeed", "double", "stuck_pair", "cover", "power_cut", "unplug")
 
 
 @dataclass
@@ -183,8 +186,7 @@ class EmulatedOperator:
             self.camera.smudged.add(pc)
         for kind in faults:
             self.injected[kind] += 1
-        self.pending_machine_faults = [f for f in faults if f in
-                                       ("jam", "misfeed", "double", "cover", "power_cut", "unplug")]
+        self.pending_machine_faults = [f for f in faults if f in MACHINE_FAULTS]
         self.drops = 0
         return deck
 
@@ -245,8 +247,10 @@ class EmulatedOperator:
                 self.insert(rig)
         elif code == "refeed":
             self._refeed(rig)
-        elif code == "missing":
-            found, self.aside = self.aside, []
+        elif code in ("missing", "stuck_card"):
+            # As the notice says: cards set aside, and any never read found in a pocket
+            # that holds more than the journal routed there (a stuck pair).
+            found, self.aside = self.aside + self._from_pockets(rig), []
             self.emu.put_on_hopper(found)  # on the hopper before the tray is touched
             if not found and not self._refeed(rig):
                 # Nothing to add: going on would only hear "missing" again, for ever.
@@ -280,6 +284,22 @@ class EmulatedOperator:
         self.emu.put_on_hopper(keep)
         return len(keep)
 
+    def _from_pockets(self, rig: Host) -> list[PhysicalCard]:
+        """Count each pocket against what was routed there; from one that holds more, take
+        out the cards the session never read (the notice names them)."""
+        cur = rig.session.current
+        if cur is None or not hasattr(cur, "missing"):
+            return []
+        routed = cur.counts()
+        wanted = {int(c) for c in cur.missing()}
+        found: list[PhysicalCard] = []
+        for p, held in enumerate(self.emu.pockets):
+            if len(held) <= routed[p]:
+                continue
+            mine = [pc for pc in held if pc.card is not None and int(pc.card) in wanted]
+            found += self.emu.take_from_pocket(p, mine[: len(held) - routed[p]])
+        return found
+
     def _take_rejects(self) -> list[PhysicalCard]:
         """Empty the reject tray into the operator's hand (not onto the hopper)."""
         return self.emu.take_rejects()
@@ -300,7 +320,7 @@ class EmulatedOperator:
         if self.drops != self.scenario.at_card or not self.pending_machine_faults:
             return
         for kind in self.pending_machine_faults:
-            if kind in ("jam", "misfeed", "double"):
+            if kind in ("jam", "misfeed", "double", "stuck_pair"):
                 self.emu.inject(kind)
             elif kind == "cover":
                 self.emu.open_cover()

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TypeAlias
 
 from firmware_bridge import protocol as p
-from firmware_bridge.emulator import MAX_MISFEEDS, CameraHook, Emulator, EmulatorStats
+from firmware_bridge.emulator import FEED_FAULTS, MAX_MISFEEDS, CameraHook, Emulator, EmulatorStats
 from firmware_bridge.faults import FaultPlan, LineNoise, MechanicalDice, split_frames
 from firmware_bridge.physical import PhysicalCard
 from firmware_bridge.transport import Endpoint, PtyEndpoint, TcpEndpoint
@@ -161,6 +161,7 @@ class FirmwareMachine:
         self.rejects: list[PhysicalCard] = []
         self.board_number: int | None = None
         self.gate_card: PhysicalCard | None = None
+        self.gate_under: PhysicalCard | None = None  # stuck under the gate card (a stuck pair)
         self.jammed: PhysicalCard | None = None
         self.in_feeder: list[PhysicalCard] = []
         self.misfeeds = 0
@@ -279,8 +280,19 @@ class FirmwareMachine:
             self._control(f"Z {len(cards)}")
         return cards
 
+    def take_from_pocket(self, pocket: int, cards: Iterable[PhysicalCard]) -> list[PhysicalCard]:
+        """The operator takes these very cards out of a pocket; its stack sensor drops too."""
+        with self._lock:
+            held = self.pockets[pocket]
+            taken = [pc for pc in cards if any(x is pc for x in held)]
+            self.pockets[pocket] = [x for x in held if not any(x is pc for pc in taken)]
+            self._control(f"P {pocket} {len(self.pockets[pocket])}")
+        return taken
+
     def inject(self, kind: str) -> None:
-        if kind not in ("misfeed", "double", "jam"):
+        """As :meth:`Emulator.inject`; a ``stuck_pair`` is played by the harness's mechanics
+        (two cards off the hopper, DOUBLE stays low, the stack grows by two)."""
+        if kind not in FEED_FAULTS:
             raise ValueError(f"unknown feed fault {kind!r}")
         with self._lock:
             self._forced.append(kind)
@@ -376,7 +388,7 @@ class FirmwareMachine:
         if word == "FEED?":
             roll = self.dice.feed()  # always drawn, as the emulator does
             outcome = self._forced.pop(0) if self._forced else roll
-            if outcome == "double" and len(self.hopper) < 2:
+            if outcome in ("double", "stuck_pair") and len(self.hopper) < 2:
                 outcome = "ok"  # one card left: it cannot come with another
             if outcome == "misfeed":
                 self.stats.count("misfeed")
@@ -385,15 +397,18 @@ class FirmwareMachine:
                     outcome = "jam"  # the third slip in a row: the top card sticks in the path
             elif outcome == "double":
                 self.stats.count("double_feed")
+            elif outcome == "stuck_pair":
+                self.stats.count("stuck_pair")
             # The roller takes its card(s) now, as in the emulator: the operator may
             # lift or add to the hopper from here on without changing this feed.
-            taken = {"misfeed": 0, "double": 2}.get(outcome, 1)
+            taken = {"misfeed": 0, "double": 2, "stuck_pair": 2}.get(outcome, 1)
             self.in_feeder, self.hopper[:taken] = self.hopper[:taken], []
             self.phase = "feeding"
             self._control(f"F {outcome}")
         elif word == "GATE":
             self.misfeeds = 0
             self.gate_card = self.in_feeder[0] if self.in_feeder else None
+            self.gate_under = self.in_feeder[1] if len(self.in_feeder) > 1 else None
             self.in_feeder = []
             self.phase = "at_gate"
         elif word == "JAMMED":
@@ -409,18 +424,21 @@ class FirmwareMachine:
             self.phase = "dropping"
         elif word == "DROP":
             self._land(self.gate_card, int(rest))
-            self.gate_card = None
+            self._land(self.gate_under, int(rest))  # a stuck pair falls together
+            self.gate_card = self.gate_under = None
             self.phase = "idle"
         elif word == "CUT":
             how, _, pocket = rest.partition(" ")
             if self.in_feeder:  # the roller lets go: the cards lie on top of the hopper again
                 self.hopper[:0] = self.in_feeder
                 self.in_feeder = []
+            path = [c for c in (self.gate_card, self.gate_under) if c is not None]
             if how == "landed":
-                self._land(self.gate_card, int(pocket))
-            elif how == "back" and self.gate_card is not None:
-                self.hopper.insert(0, self.gate_card)
-            self.gate_card = None
+                for card in path:
+                    self._land(card, int(pocket))
+            elif how == "back":
+                self.hopper[:0] = path
+            self.gate_card = self.gate_under = None
             self.phase = "idle"
         elif word == "JAMBACK" and self.jammed is not None:
             self.hopper.insert(0, self.jammed)

@@ -198,6 +198,48 @@ def test_route_is_idempotent_and_stale_ids_are_refused(kind):
     assert [len(x) for x in mach.pockets] == [0, 0, 1, 0] and len(mach.rejects) == 1
 
 
+def test_a_stuck_pair_passes_the_thickness_sensor_and_both_cards_fall_into_one_pocket(kind):
+    """Two cards stuck together, aligned: no DOUBLE_FEED, the camera sees the top one, the
+    pocket's sensor count grows by two, and the card under it was never at the gate."""
+    seen: list = []
+    with start(kind, seed=9, camera=lambda gate, pc: seen.append(pc)) as mach, \
+            Machine.open(mach.url, **DRIVER) as m:
+        deck = standard_deck()[:3]
+        mach.insert_board(1, deck)
+        mach.inject("stuck_pair")
+        m.resume()
+        gate = next(e for e in m.events(timeout=3) if isinstance(e, ev.CardAtGate))
+        assert m.route(gate.gate_id, 2) == RouteResult.ACCEPTED
+        drop = next(e for e in m.events(timeout=3) if isinstance(e, ev.CardDropped))
+        assert (drop.pocket, drop.counts) == (2, (0, 0, 2, 0))
+        assert m.state().faults & p.Fault.DOUBLE_FEED == 0  # the thickness sensor missed it
+        nxt = next(e for e in m.events(timeout=3) if isinstance(e, ev.CardAtGate))
+        assert nxt.gate_id == gate.gate_id + 1
+        m.route(nxt.gate_id, 0)
+        drop = next(e for e in m.events(timeout=3) if isinstance(e, ev.CardDropped))
+        assert drop.counts == (1, 0, 2, 0)
+        assert any(isinstance(e, ev.HopperEmpty) for e in m.events(timeout=2))
+        assert [pc.card for pc in seen] == [deck[0].card, deck[2].card]  # deck[1] never seen
+        assert mach.pockets[2] == deck[:2] and mach.pockets[0] == deck[2:]
+        assert mach.stats.faults["stuck_pair"] == 1
+        # The operator takes the unread card out of the pocket: its sensor count drops.
+        assert mach.take_from_pocket(2, [deck[1]]) == [deck[1]]
+        time.sleep(0.1)
+        assert m.state().counts == (1, 0, 1, 0)
+
+
+def test_a_stuck_pair_at_the_gate_goes_back_on_the_hopper_at_a_power_cut(kind):
+    with start(kind, seed=9) as mach, Machine.open(mach.url, **DRIVER) as m:
+        deck = standard_deck()[:3]
+        mach.insert_board(1, deck)
+        mach.inject("stuck_pair")
+        mach.power_cut(when="at_gate")
+        m.resume()
+        assert any(isinstance(e, ev.Connected) and e.power_cut for e in m.events(timeout=5))
+        time.sleep(0.2)
+        assert mach.hopper == deck and m.state().counts == (0, 0, 0, 0)
+
+
 @needs_firmware
 def test_firmware_fits_with_a_quarter_of_ram_free():
     out = subprocess.run(["avr-size", "-A", str(build() / "boardwright.elf")],

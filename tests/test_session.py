@@ -129,7 +129,9 @@ def test_missing_cards_are_named_and_rejected_cards_are_asked_back_first():
     assert second[0].code == "missing"
     for c in gone:
         assert c.symbol in second[0].message
-    assert second[0].message.startswith("board 1: the deck is missing 2 cards")
+    assert second[0].message.startswith("board 1: the hopper is empty but 2 cards were never read")
+    # A card never read may be in a pocket (a stuck pair): the operator is told to count them.
+    assert second[0].instruction.startswith("they may be in a pocket, stuck to another card")
     f.deck(gone)
     assert s.state == "board_done"
 

@@ -10,13 +10,16 @@
  * with the timing of docs/protocol.md section 8, scaled by --time-scale.
  * Which feed attempt slips, jams or double-feeds is not decided here: the
  * controller (firmware_bridge/simboard.py) is asked, so the same seeded dice
- * as the Python emulator drive both machines.
+ * as the Python emulator drive both machines. A "stuck_pair" is two cards
+ * stuck together that the thickness sensor misses: DOUBLE stays low, the gate
+ * sees one card, and the stack it is dropped on grows by two.
  *
- * Control lines on stdin:  F ok|misfeed|double|jam   (the answer to FEED?)
+ * Control lines on stdin:  F ok|misfeed|double|jam|stuck_pair   (the answer to FEED?)
  *   H n (n cards added to the hopper)   K n (the hopper now holds n)   B n / B - (board in with number n / out)
  *   C 1|0 (cover)   J 0 (jam cleared: the card back on the hopper)
  *   R n (n rejects put back on the hopper)   Z n (n rejects taken off the tray)   X 0|1 (power cut now; 1: a falling
  *   card lands)   A at_gate|dropping 0|1 (cut when the card path gets there)
+ *   P i n (the operator took cards out of pocket i: it holds n)
  *   S (report stack use and the firmware's link counters)   L (request latency)   Q (quit)
  * Reports on stdout: PTY path, FEED?, GATE, JAMMED, DOUBLE, FALL p, DROP p,
  *   CUT landed|back|feeder|none p, JAMBACK, BOOTED, STACK unused, STATS (7 counters),
@@ -63,6 +66,7 @@ static uint8_t out_a; /* output levels of PORTA as seen */
 static int hopper, stacks[5], board_present, board_number, cover_open, jam;
 enum { IDLE, FEEDING, AT_GATE, FALLING, DIVERTING } path = IDLE;
 static int falling_to;
+static int gate_cards = 1; /* cards at the gate or falling: 2 for a stuck pair */
 static int feed_asked;
 static char kept[16]; /* the outcome of the feed in progress (the timer's param) */
 static char armed[16];
@@ -166,6 +170,8 @@ static avr_cycle_count_t feed_done(avr_t *a, avr_cycle_count_t when, void *param
     } else if (strcmp(outcome, "double") == 0) {
         path = DIVERTING; /* the thickness sensor sees two cards */
     } else {
+        /* A stuck pair passes the thickness sensor as one card: DOUBLE stays low. */
+        gate_cards = strcmp(outcome, "stuck_pair") == 0 ? 2 : 1;
         path = AT_GATE;
         say("GATE");
     }
@@ -177,7 +183,8 @@ static avr_cycle_count_t feed_done(avr_t *a, avr_cycle_count_t when, void *param
 static avr_cycle_count_t drop_done(avr_t *a, avr_cycle_count_t when, void *param) {
     (void)a; (void)when; (void)param;
     if (path != FALLING) return 0;
-    stacks[falling_to == REJECT ? 4 : falling_to]++;
+    stacks[falling_to == REJECT ? 4 : falling_to] += gate_cards;
+    gate_cards = 1;
     path = IDLE;
     apply_inputs();
     say("DROP %d", falling_to);
@@ -202,7 +209,7 @@ static void start_feed(const char *outcome) {
      * out), or takes one card, or two at once. The controller decides which,
      * and turns a third slip in a row into a card stuck in the path ("jam"). */
     if (strcmp(outcome, "misfeed") == 0) return;
-    hopper -= strcmp(outcome, "double") == 0 ? 2 : 1;
+    hopper -= strcmp(outcome, "double") == 0 || strcmp(outcome, "stuck_pair") == 0 ? 2 : 1;
     snprintf(kept, sizeof kept, "%s", outcome);
     avr_cycle_timer_register_usec(avr, scaled(FEED_US), feed_done, kept);
 }
@@ -266,14 +273,14 @@ static void do_power_cut(int lands) {
     if (path == FALLING) {
         avr_cycle_timer_cancel(avr, drop_done, NULL);
         if (lands) {
-            stacks[falling_to == REJECT ? 4 : falling_to]++;
+            stacks[falling_to == REJECT ? 4 : falling_to] += gate_cards;
             say("CUT landed %d", falling_to);
         } else {
-            hopper++;
+            hopper += gate_cards;
             say("CUT back %d", falling_to);
         }
     } else if (path == AT_GATE) {
-        hopper++; /* the machine clears its path at power-up: back on top of the hopper */
+        hopper += gate_cards; /* the machine clears its path at power-up: back on top of the hopper */
         say("CUT back -1");
     } else if (path == DIVERTING) {
         avr_cycle_timer_cancel(avr, divert_done, NULL);
@@ -281,7 +288,7 @@ static void do_power_cut(int lands) {
         say("CUT feeder -1");
     } else if (path == FEEDING) {
         if (strcmp(kept, "ok") == 0 || strcmp(kept, "jam") == 0) hopper++;
-        else if (strcmp(kept, "double") == 0) hopper += 2;
+        else if (strcmp(kept, "double") == 0 || strcmp(kept, "stuck_pair") == 0) hopper += 2;
         say("CUT feeder -1");
     } else {
         say("CUT none -1");
@@ -292,6 +299,7 @@ static void do_power_cut(int lands) {
         say("JAMBACK");
     }
     path = IDLE;
+    gate_cards = 1;
     cover_open = 0;
     feed_asked = 0;
     kept[0] = 0;
@@ -381,6 +389,12 @@ static void command(char *s) {
         break;
     case 'C': cover_open = atoi(s + 1) != 0; break;
     case 'J': if (jam) { jam = 0; hopper++; } break;
+    case 'P': {
+        int i = -1;
+        if (sscanf(s + 1, "%d %d", &i, &n) == 2 && i >= 0 && i < 4 && n >= 0 && n < stacks[i] + 1)
+            stacks[i] = n;
+        break;
+    }
     case 'Z': n = atoi(s + 1); stacks[4] = n > stacks[4] ? 0 : stacks[4] - n; break;
     case 'R': n = atoi(s + 1); if (n > stacks[4]) n = stacks[4]; stacks[4] -= n; hopper += n; break;
     case 'X': power_cut(atoi(s + 1)); break;
