@@ -27,7 +27,10 @@ flat (the two indices alike in size) or in perspective (the near one larger).
 Nothing here is for the gate's frames: the outline is not asked to be one card
 alone, only the reader's two corners decide (they must name the same card, their
 indices placed as one card's). :func:`vision.photos.read_photo` reads these last,
-after every view of the photo is refused.
+after every view of the photo is refused, and last of all each outline again with
+its paper's light evened out (:func:`evenly_lit`): a shadow's edge across an index;
+then with only the index's column of each corner left (:func:`index_column`): a court's
+faint index beside its picture's strong colours.
 
 >>> from dealer.cards import Card
 >>> from vision.render import render_card_frame
@@ -63,6 +66,12 @@ LONGEST = 2.0
 BOTH_WAYS = 1.3
 #: Each side must have an edge along this share of its middle 80 % (half-size Canny).
 SIDE_EDGES = 0.5
+#: A face's paper light is evened out over this many of its pixels (the face is 300 ×
+#: 420): wider than any index glyph (a rank is some 35 px tall), so a closing this wide
+#: keeps the paper's light and drops the ink.
+EVEN_LIGHT = 41
+#: How far past the design's widest glyph (face px) a corner's index column reaches.
+COLUMN_MARGIN = 3
 #: Local contrast: how far (grey levels) a pixel stands above the mean of a window this
 #: share of the photo's longer side.
 WINDOWS, STEPS = (0.25, 0.5), (10, 20)
@@ -271,4 +280,62 @@ def _indices(shapes: list[tuple[np.ndarray, float]]) -> list[tuple[np.ndarray, n
         near = ((dist > RANK_TO_SUIT[0] * size[i]) & (dist < RANK_TO_SUIT[1] * size[i])
                 & (size > SUIT_SIZE[0] * size[i]) & (size < SUIT_SIZE[1] * size[i]))
         out += [(at[i], at[j], float(dist[j])) for j in np.nonzero(near)[0]]
+    return out
+
+
+def evenly_lit(found: Located) -> Located:
+    """``found``'s face with its paper's light evened out: each channel divided by the
+    paper's light there (the channel closed :data:`EVEN_LIGHT` wide, smoothed).
+
+    A shadow's edge across a corner, or a glare, splits the paper into two greys, and
+    the reader's one threshold then takes the shaded paper for ink. Divided by its own
+    light, the paper is one grey again and the ink stays ink. The light is found at half
+    the face's size (it changes slowly; a sixteenth of the work, and at a quarter of the
+    size a soft 8♦ was no longer read). The outline returned is the warped face itself
+    (its corners the face's); its ``area`` is ``found``'s.
+    """
+    face = found.face
+    half = cv2.resize(face, (FACE_W // 2, FACE_H // 2), interpolation=cv2.INTER_AREA)
+    width = EVEN_LIGHT // 2 | 1
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
+    light = cv2.GaussianBlur(cv2.morphologyEx(half, cv2.MORPH_CLOSE, disc), (0, 0), width / 4)
+    light = cv2.resize(light, (FACE_W, FACE_H), interpolation=cv2.INTER_LINEAR)
+    # 235: a paper white the reader's contrast and redness measures were learned near.
+    even = cv2.divide(face, light, scale=235)
+    out = Located(even, cv2.cvtColor(even, cv2.COLOR_BGR2GRAY), FACE_CORNERS.copy(), ordered=True)
+    out.area = found.area
+    return out
+
+
+def index_column(found: Located, design: LearnedDesign) -> Located | None:
+    """``found``'s face with each corner's paper beside its index column painted paper,
+    or ``None`` when the design does not know where its indices are.
+
+    A court's picture, in strong colours beside a faint grey or pink index, sets the
+    corner's one ink threshold: the index's thin strokes fall under it, a rank breaks up
+    and its suit is cut short. Only what lies in the index's column, as wide as the
+    design's widest glyph (its "10") about the learned centres
+    (:attr:`vision.learn.LearnedDesign.index_centres`) and :data:`COLUMN_MARGIN` more, is
+    left; the rest of the corner is given its paper's colour. Nothing is added: a glyph
+    cut short fits no template, and the two corners must still name one card.
+    """
+    if design.index_centres is None:
+        return None
+    rank_x, _, suit_x, _ = (float(v) for v in design.index_centres)
+    rank_w = float(np.max(design.rank_aspect * design.rank_height))
+    suit_w = max(float(design.suit_aspect[i]) * design.suit_height_of(i) for i in range(4))
+    cut = int(np.ceil(max(rank_x + rank_w / 2, suit_x + suit_w / 2))) + COLUMN_MARGIN
+    w, h = design.roi
+    if cut >= w:
+        return None
+    face = found.face.copy()
+    for ys, xs in ((slice(0, h), slice(0, w)), (slice(FACE_H - h, FACE_H), slice(FACE_W - w, FACE_W))):
+        corner = face[ys, xs]
+        paper = np.percentile(corner.reshape(-1, 3), 90, axis=0).astype(np.uint8)
+        if xs.start == 0:
+            corner[:, cut:] = paper
+        else:  # the bottom-right corner, the face turned half a turn: its column is on the right
+            corner[:, : w - cut] = paper
+    out = Located(face, cv2.cvtColor(face, cv2.COLOR_BGR2GRAY), FACE_CORNERS.copy(), ordered=True)
+    out.area = found.area
     return out

@@ -36,6 +36,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 import cv2
@@ -47,7 +48,7 @@ from vision.gate_view import gate_view, other_views
 from vision.index import RETRIED_IN_PHOTOS, IndexReader, for_photo_outlines, for_small_photo_cards
 from vision.learn import LearnedDesign, LearnError, bridge_order, learn
 from vision.locate import MIN_AREA, Located, locate
-from vision.photo_cards import index_outlines, photo_outlines
+from vision.photo_cards import evenly_lit, index_column, index_outlines, photo_outlines
 from vision.sources import IMAGE_SUFFIXES, picture
 
 MAX_RESHOWN = 20  # cards of the learning pass shown again (the learner named their frame)
@@ -197,7 +198,15 @@ def read_photo(reader: IndexReader, photo: np.ndarray, shown: np.ndarray | None 
         small = IndexReader(reader.design, for_small_photo_cards(reader.t), photo=True)
         large = IndexReader(reader.design, for_photo_outlines(reader.t), photo=True)
         grey = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
-        for found in [*photo_outlines(photo, grey), *index_outlines(photo, reader.design, grey)]:
+        outlines = [*photo_outlines(photo, grey), *index_outlines(photo, reader.design, grey)]
+        # Each outline as the photo shows it, then each again with its paper's light
+        # evened out (a shadow's edge across an index); last, the views' own outlines
+        # and these with only each corner's index column left (a court's faint index
+        # beside its picture's strong colours).
+        seen = (f for f in (locate(v, photo=True) for v in (view, *other_views(photo, view)))
+                if isinstance(f, Located))
+        columns = (index_column(f, reader.design) for f in chain(seen, outlines))
+        for found in chain(outlines, map(evenly_lit, outlines), (c for c in columns if c is not None)):
             got = (small if found.area < MIN_AREA else large).read_located(found)
             if got.accepted:
                 return got
