@@ -239,7 +239,7 @@ def test_a_line_across_the_outline_is_a_shadow_only_if_it_goes_on_the_same_way(s
 
     small, quad = _card_on_floor(shadow)
     blurred = cv2.medianBlur(small, 5)
-    edges = L._edge_map(small, blurred)
+    edges = L.edge_map(small, blurred)
     poly = quad.reshape(-1, 1, 2)
     assert L._goes_on(edges, blurred, poly, np.pi / 2, 120.0, 120.0) is goes_on
     # A piece of that line on the floor above the card goes on into it as the same shadow

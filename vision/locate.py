@@ -271,7 +271,7 @@ def _outline_quads(frame: np.ndarray) -> list[np.ndarray]:
                     and MIN_AREA <= area <= MAX_AREA and fill >= HULL_FILL):
                 quads.append(hull_quad * 2 + 0.5)
     blurred = cv2.medianBlur(small_bgr, 5)
-    edges = _edge_map(small_bgr, blurred)
+    edges = edge_map(small_bgr, blurred)
     lines, pieces = _lines(edges)
     near = cv2.dilate(edges, _DOT3)
     faint = _Faint(blurred)
@@ -279,7 +279,7 @@ def _outline_quads(frame: np.ndarray) -> list[np.ndarray]:
              + _outlines(lines, _pairs(lines, where=True, slant=True)) + _fourth_sides(lines, edges))
     ranked: list[tuple[float, np.ndarray]] = []
     for _key, q in found:
-        sup = _support(near, q, faint)
+        sup = side_support(near, q, faint)
         sides = np.hypot(*(np.roll(q, -1, axis=0) - q).T)
         score = float((sup * sides).sum())
         if sup.min() >= SIDE_SUPPORT and score >= ALL_SUPPORT * sides.sum():
@@ -570,7 +570,7 @@ FAINT_STEP, FAINT_TURN = 10.0, float(np.cos(np.radians(20)))
 FAINT_CANNY = (6, 16)
 
 
-def _edge_map(small: np.ndarray, blurred: np.ndarray | None = None,
+def edge_map(small: np.ndarray, blurred: np.ndarray | None = None,
               thresholds: tuple[int, int] = (15, 40)) -> np.ndarray:
     """Canny edges of each colour channel of the half-size frame, after a 5-px median (a
     phone's speckle noise; ``blurred``, when the caller has it), combined: a white card on
@@ -592,7 +592,7 @@ OUTLINE_NEAR = 3
 def _unseen_side(small: np.ndarray, quad: np.ndarray) -> str | None:
     """Why the outline ``quad`` (half-size pixels), found by what stands apart from the
     floor, is not the card's, or ``None``: a side with no edge along most of it (its middle
-    80 %, as in :func:`_support`). Where part of a light card is as light as the floor (a
+    80 %, as in :func:`side_support`). Where part of a light card is as light as the floor (a
     silver face's gradient), the rest can still be a convex, card-sized shape, one side of
     it running across the face; the card's own edge is a step, or a printed outline, all
     along. The edges: Canny (15/40, L2, the strongest channel's gradient) after a 5-px
@@ -603,7 +603,7 @@ def _unseen_side(small: np.ndarray, quad: np.ndarray) -> str | None:
     box = cv2.medianBlur(small[y0:y1, x0:x1], 5)
     edges = cv2.Canny(box, 15, 40, L2gradient=True)
     near = cv2.dilate(edges, np.ones((2 * OUTLINE_NEAR + 1,) * 2, np.uint8))
-    sup = _support(near, quad - (x0, y0))
+    sup = side_support(near, quad - (x0, y0))
     if sup.min() >= SIDE_SUPPORT:
         return None
     return f"a side of the outline has an edge along only {sup.min():.0%} of it: not the card's edge"
@@ -696,7 +696,7 @@ def _meet(a: tuple[float, ...], b: tuple[float, ...]) -> np.ndarray | None:
     return np.linalg.solve(m, np.array([a[1], b[1]]))
 
 
-def _support(edges_near: np.ndarray, quad: np.ndarray, faint: _Faint | None = None) -> np.ndarray:
+def side_support(edges_near: np.ndarray, quad: np.ndarray, faint: _Faint | None = None) -> np.ndarray:
     """The share of each side's middle 80 % that has an edge within a pixel (or, with
     ``faint``, a faint edge running along the side)."""
     h, w = edges_near.shape
@@ -867,7 +867,7 @@ def _best_outline(near: np.ndarray, outlines: list[tuple[tuple[int, ...] | None,
     for key, quad in outlines:
         sup = seen.get(key) if key is not None else None
         if sup is None:
-            sup = _support(near, quad, faint)
+            sup = side_support(near, quad, faint)
             if key is not None:
                 seen[key] = sup
         sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
@@ -887,7 +887,7 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
     proportions and size; or why not. Nothing else with long straight edges may lie
     beside it (the card under it in a double feed shows its edges there)."""
     blurred = cv2.medianBlur(small, 5)
-    edges = _edge_map(small, blurred)
+    edges = edge_map(small, blurred)
     lines, pieces = _lines(edges)
     near = cv2.dilate(edges, _DOT3)
     # The pairs spaced as their offsets differ at the frame's corner, as before; when no
@@ -1047,7 +1047,7 @@ def _grown(quad: np.ndarray, piece: Line, lines: list[Line], edges: np.ndarray, 
     if not MIN_AREA <= area <= MAX_AREA:
         return None
     g_sides = np.hypot(*(np.roll(grown, -1, axis=0) - grown).T)
-    sup = _support(near, grown, _Faint(blurred))
+    sup = side_support(near, grown, _Faint(blurred))
     if sup.min() < SIDE_SUPPORT or float((sup * g_sides).sum()) < ALL_SUPPORT * g_sides.sum():
         return None
     # The side left inside must be a frame line: mirrored by a line (a quarter of the side
@@ -1453,7 +1453,7 @@ def _open_floor(blurred: np.ndarray, quad: np.ndarray, apart: np.ndarray) -> np.
     a card that meets a third of the frame's border where the floor model (``apart``, its
     mask) sees floor. What a card under another shows of itself is walled off by its own
     edges, and even cut off by the frame's edge it meets less of the border than that."""
-    free = cv2.bitwise_not(cv2.dilate(_edge_map(blurred, blurred, FAINT_CANNY), _DOT3))
+    free = cv2.bitwise_not(cv2.dilate(edge_map(blurred, blurred, FAINT_CANNY), _DOT3))
     cv2.fillConvexPoly(free, np.rint(quad).astype(np.int32), 0)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
     ring = np.concatenate([lab[0], lab[-1], lab[1:-1, 0], lab[1:-1, -1]])

@@ -45,7 +45,9 @@ import cv2
 import numpy as np
 
 from vision.learn import LearnedDesign
-from vision.locate import _DOT3, FACE_CORNERS, FACE_H, FACE_W, Located, _edge_map, _support
+from vision.locate import FACE_CORNERS, FACE_H, FACE_W, Located, edge_map, side_support
+
+_DOT3 = np.ones((3, 3), np.uint8)  # a pixel and its eight neighbours
 
 #: The working size of a photo's longer side (larger photos are looked at shrunk; the
 #: face is still warped from the photo's own pixels).
@@ -83,7 +85,7 @@ def card_shapes(photo: np.ndarray) -> list[tuple[np.ndarray, float]]:
     img, s = _working(photo)
     lightness = cv2.cvtColor(cv2.medianBlur(img, 5), cv2.COLOR_BGR2LAB)[..., 0]
     half = cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2), interpolation=cv2.INTER_AREA)
-    near = cv2.dilate(_edge_map(half), _DOT3)
+    near = cv2.dilate(edge_map(half), _DOT3)
     found: list[tuple[np.ndarray, float]] = []
     for mask in _masks(lightness):
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _DOT3)
@@ -144,7 +146,7 @@ def _card_shape(contour: np.ndarray, frame_area: int, near: np.ndarray) -> tuple
     sides = np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)
     ratio = float((sides[0] + sides[2]) / (sides[1] + sides[3]))
     ratio = max(ratio, 1 / ratio)
-    if ratio > LONGEST or _support(near, quad / 2).min() < SIDE_EDGES:
+    if ratio > LONGEST or side_support(near, quad / 2).min() < SIDE_EDGES:
         return None
     return quad, ratio
 
