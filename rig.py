@@ -331,7 +331,7 @@ class Rig:
             self._stop_machine()
             self.tell(s.notices[-1:])
             return
-        if s.state == "board_done":
+        if s.state != "dealing":  # a board done, or one to take out and start again
             self._stop_machine()
             self._check_hopper()
         if e.pocket is not None:

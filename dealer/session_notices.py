@@ -180,6 +180,61 @@ def pocket_counts_differ(held: tuple[int, int, int, int], routed: tuple[int, int
     return "; ".join(said)
 
 
+#: A scan's hands are told apart by order: after an unread card it starts again.
+RESCAN = ("take the board out; stack its cards back in the order they were fed, the first card "
+          "on top: North's pocket, then East's, South's and West's, then the reject tray (each "
+          "pile in the order its cards fell); put that stack on top of the cards still on the "
+          "hopper and insert the board again")
+
+#: What a scan that cannot be trusted does not give, by scan mode.
+NOT_KEPT = {"record": "no deal is recorded", "verify": "nothing is compared with the record",
+            "play": "no play is rebuilt"}
+
+
+def _order_lost(mode: str, tense: str = "would be") -> str:
+    return (f"every card after it {tense} counted one place early, so the hands can no longer be "
+            f"told apart by order: {NOT_KEPT.get(mode, 'nothing is kept')}, and the board is "
+            "scanned again from the start")
+
+
+def scan_stuck_pair(where: str, mode: str, pocket: int, card: Card | None, held: int,
+                    read: int) -> Notice:
+    """A scan (verify, record, play): a pocket holds more cards than were read into it.
+
+    The hands are fed in order and told apart by counting, so the card never read
+    shifts every later card: the scan is void and starts again. ``card`` is the card
+    read whose drop made the pocket grow by two (``None``: not known).
+
+    >>> n = scan_stuck_pair("board 3", "record", 0, Card.parse("S7"), 6, 5)
+    >>> n.message
+    "board 3: a card came stuck to ♠7 and fell unread into North's pocket (it holds 6 cards, 5 were read into it); every card after it would be counted one place early, so the hands can no longer be told apart by order: no deal is recorded, and the board is scanned again from the start"
+    >>> n.code, n.stop, n.instruction == RESCAN
+    ('rescan', True, True)
+    """
+    how = (f"a card came stuck to {card.symbol} and fell unread into" if card is not None
+           else "a card fell unread into")
+    return Notice("rescan", f"{where}: {how} {_pocket(pocket)} (it holds {held} cards, {read} "
+                  f"{'was' if read == 1 else 'were'} read into it); {_order_lost(mode)}", RESCAN,
+                  stop=True)
+
+
+def scan_stuck_card(where: str, mode: str, placed: int,
+                    pockets: dict[int, tuple[int, int]]) -> Notice:
+    """A scan's hopper is empty and the pocket sensors count more cards than were read.
+
+    ``pockets``: pocket -> (cards its sensor counts, cards read into it).
+
+    >>> scan_stuck_card("board 3", "verify", 51, {0: (14, 13)}).message
+    "board 3: the hopper is empty after 51 of 52 cards, but North's pocket holds 14 cards where 13 were read into it (a card came stuck to another and fell in unread); every card after it was counted one place early, so the hands can no longer be told apart by order: nothing is compared with the record, and the board is scanned again from the start"
+    """
+    said = "; ".join(f"{_pocket(p)} holds {held} cards where {read} "
+                     f"{'was' if read == 1 else 'were'} read into it"
+                     for p, (held, read) in sorted(pockets.items()))
+    return Notice("rescan", f"{where}: the hopper is empty after {placed} of 52 cards, but {said} "
+                  f"(a card came stuck to another and fell in unread); {_order_lost(mode, 'was')}",
+                  RESCAN, stop=True)
+
+
 def refeed_rejects(where: str, count: int) -> Notice:
     return Notice("refeed", f"{where}: the reject tray holds {count} card{'s' * (count != 1)} "
                   "this board may still need", "re-feed: put them back on the hopper, then "

@@ -19,6 +19,13 @@ Order matters here, so a card that cannot be read is not simply re-fed later:
 the session **holds** (rejects) every card after it until the operator has put
 the reject tray back on top of the hopper in the same order and continued.
 
+Two cards stuck together that the thickness sensor misses fall into the pocket
+of the top card, which alone was read: every later card would be counted one
+place early. When the machine's pocket sensors (CARD_DROPPED's counts) show a
+pocket holding more cards than were read into it, the board's scan is void at
+once (``rescan``): nothing of it is recorded, and the operator rebuilds the fed
+order from the pockets and the reject tray and inserts the board again.
+
 >>> from dealer.generate import random_dealset
 >>> ds = random_dealset([1])
 >>> s = ScanSession("verify", MemoryJournal(), ds)
@@ -149,6 +156,9 @@ class ScanSession(JournalWriting):
         self._pending: dict[GateKey, tuple[Card | None, int | None]] = {}
         self._seen: set[int] = set()
         self._placed = 0
+        self._dropped = [0, 0, 0, 0]  # cards read whose drop into each pocket was confirmed
+        #: The pocket sensors after the last drop (an empty board at first); None: not told.
+        self._sensed: tuple[int, int, int, int] | None = (0, 0, 0, 0)
 
     def _note(self, *notices: Notice) -> list[Notice]:
         self.notices += notices
@@ -191,6 +201,12 @@ class ScanSession(JournalWriting):
         cur = self.current
         if self.state != SessionState.DEALING or cur is None or self._pending or self._placed == 52:
             return []
+        sensed = self._sensed
+        extra = {} if sensed is None else {p: (sensed[p], self._dropped[p]) for p in range(4)
+                                           if sensed[p] > self._dropped[p]}
+        if extra:  # a card never read lies in a pocket: the order is lost, not just a card
+            return self._void(cur, say.scan_stuck_card(f"board {cur.number}", self.mode,
+                                                       self._placed, extra))
         if self.holding:
             self.holding = False  # the operator puts the tray back before continuing
             return self._note(Notice("refeed", f"board {cur.number}: {self._placed} of 52 cards "
@@ -246,6 +262,7 @@ class ScanSession(JournalWriting):
             return []  # the same insertion announced again
         self.current = ScanResult(number)
         self._seen, self._placed, self.holding = set(), 0, False
+        self._dropped, self._sensed = [0, 0, 0, 0], (0, 0, 0, 0)
         self.state = SessionState.DEALING
         self._write(Entry("board", number))
         return self._note(Notice("start", f"board {number}: feed North's hand, then East's, "
@@ -296,8 +313,12 @@ class ScanSession(JournalWriting):
 
     def card_dropped(self, key: GateKey, pocket: int | None, *, inferred: bool = False,
                      counts: tuple[int, int, int, int] | None = None) -> list[Notice]:
-        """The drop of a routed card. ``counts`` (the pocket sensors) are not used here yet:
-        see docs/dealing.md, "Two cards stuck together", for what a stuck pair does to a scan."""
+        """The drop of a routed card, with the pocket sensors' ``counts`` if the machine has them.
+
+        A pocket that holds more cards than were read into it holds a card never read
+        (two cards stuck together, the top one read): every later card would be counted
+        one place early, so the scan is void at once and the board is scanned again.
+        """
         cur = self.current
         if key not in self._pending or cur is None:
             return []
@@ -307,9 +328,28 @@ class ScanSession(JournalWriting):
             return []
         if pocket is not None:
             self.cards_placed += 1
+            self._dropped[pocket] += 1
+        before, self._sensed = self._sensed, counts
+        if counts is not None and pocket is not None and counts[pocket] > self._dropped[pocket]:
+            # "stuck to" the card read only when its drop is what made the pocket grow by two.
+            top = card if before is not None and counts[pocket] - before[pocket] > 1 else None
+            return self._void(cur, say.scan_stuck_pair(f"board {cur.number}", self.mode, pocket,
+                                                       top, counts[pocket],
+                                                       self._dropped[pocket]))
         if self._placed == 52 and not self._pending and self.state == SessionState.DEALING:
             return self._finish(cur)
         return []
+
+    def _void(self, cur: ScanResult, notice: Notice) -> list[Notice]:
+        """The board's scan cannot be trusted: nothing of it is kept; it must come out and
+        be scanned again from the start (journalled as a restart, as a dealt board is)."""
+        ok = self._write(Entry("restart", cur.number, code="pocket holds an unread card"))
+        self.current, self.holding = None, False
+        self._pending.clear()
+        if not ok:
+            return []
+        self.state = SessionState.WAITING_BOARD
+        return self._note(notice)
 
     def _finish(self, cur: ScanResult) -> list[Notice]:
         self.state = SessionState.BOARD_DONE

@@ -154,6 +154,7 @@ class EmulatedOperator:
         self.wrong_done: set[int] = set()
         self.injected: Counter[str] = Counter()
         self.todo: Any = None  # a finished board to take out once the machine stands still
+        self.rescan = False  # a void scan to start again once the machine stands still
         self.reuse: list[PhysicalCard] | None = None
         self.put_aside: list[PhysicalCard] = []
         self.last_deck = "2"
@@ -237,14 +238,11 @@ class EmulatedOperator:
                 fed = self.fed.get(cur.number, cur.hands)
                 self.todo = (cur.number, 1, [[int(c) for c in h] for h in fed])
         elif code in ("board_pulled", "restart"):
-            # Put every card of the board and the reject tray back and insert it again.
-            keep = [pc for pocket in self.emu.pockets for pc in pocket]
-            keep += [pc for pc in self._take_rejects() if not pc.joker and pc.deck_id != "77"]
-            self.reuse = keep + self.emu.take_hopper()
-            if self.emu.board_number is not None:
-                self.emu.remove_board()  # its BoardRemoved event asks for the board again
-            else:
-                self.insert(rig)
+            self._start_again(rig)
+        elif code == "rescan":
+            # As the notice says, once the card in hand has landed (see tick()): the cards in
+            # the order they were fed (pockets North to West, the reject tray, the hopper).
+            self.rescan = True
         elif code == "refeed":
             self._refeed(rig)
         elif code in ("missing", "stuck_card"):
@@ -264,6 +262,16 @@ class EmulatedOperator:
             self.emu.close_cover()
         elif code == "hopper_empty":
             self.emu.load_hopper(standard_deck())
+
+    def _start_again(self, rig: Host) -> None:
+        """Put every card of the board and the reject tray back and insert it again."""
+        keep = [pc for pocket in self.emu.pockets for pc in pocket]
+        keep += [pc for pc in self._take_rejects() if not pc.joker and pc.deck_id != "77"]
+        self.reuse = keep + self.emu.take_hopper()
+        if self.emu.board_number is not None:
+            self.emu.remove_board()  # its BoardRemoved event asks for the board again
+        else:
+            self.insert(rig)
 
     def _refeed(self, rig: Host) -> int:
         """Put back what belongs to the deck; jokers, strays and second copies go aside.
@@ -306,7 +314,12 @@ class EmulatedOperator:
 
     def tick(self, rig: Host) -> None:
         """Called between events: finish what waits for the machine to stand still."""
-        if self.todo is None or self.emu.phase != "idle":
+        if self.emu.phase != "idle":
+            return
+        if self.rescan:
+            self.rescan = False
+            self._start_again(rig)
+        if self.todo is None:
             return
         number, copy, want = self.todo
         self.todo = None
