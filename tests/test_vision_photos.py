@@ -703,3 +703,31 @@ def test_evenly_lit_takes_a_shadow_off_the_paper_and_keeps_the_ink() -> None:
     lit, shaded = even[200, 40:110], even[200, 190:260]
     assert abs(int(np.median(lit)) - int(np.median(shaded))) <= 10
     assert even[:80, 150:].min() < 0.5 * np.median(shaded)  # (the shaded 8 is still ink)
+
+
+def test_an_altered_face_is_searched_only_at_the_first_corners_suit_minimum() -> None:
+    # Issue 15, twelfth pass: the cross-deck check read this grey photo's small 8♠, its
+    # face evened out, as Bonded's 8♦ by searching both corners (suit 0.902, over a small
+    # card's 0.90). With no ink colour to check, a face altered before it is read is
+    # searched only at the first corner's suit minimum (vision.index.for_altered_faces).
+    from vision.index import IndexReader, for_altered_faces, for_small_photo_cards
+    from vision.learn import learn
+    from vision.locate import MIN_AREA
+    from vision.photo_cards import evenly_lit, index_outlines
+    from vision.photos import read_photo
+
+    design = learn("bonded", [(str(c), render_card_frame(c, design="bonded", seed=900_000 + i))
+                              for i, c in enumerate(bridge_order())])
+    name = "8S-IMG_20220921_201500"
+    photo = cv2.imread(str(REAL / "by-its-indices" / f"{name}.jpg"))
+    card = card_of_name(name)
+    reader = IndexReader(design, photo=True)
+    small = IndexReader(design, for_small_photo_cards(reader.t), photo=True)
+    altered = IndexReader(design, for_altered_faces(small.t), photo=True)
+    faces = [evenly_lit(o) for o in index_outlines(photo, design)]
+    assert all(f.area < MIN_AREA for f in faces if small.read_located(f).accepted)
+    wrong = [out.label for f in faces if (out := small.read_located(f)).accepted and out.card != card]
+    assert wrong  # (the rule is what stops it)
+    assert not [out.label for f in faces if (out := altered.read_located(f)).accepted and out.card != card]
+    out = read_photo(reader, photo)
+    assert not (out.accepted and out.card != card), out

@@ -129,6 +129,20 @@ def for_small_photo_cards(t: Thresholds) -> Thresholds:
                                blur_ratio=SMALL_PHOTO_BLUR, searched_min=SMALL_PHOTO_SEARCHED_MIN)
 
 
+def for_altered_faces(t: Thresholds) -> Thresholds:
+    """The thresholds a photo outline's face altered before it is read is read with
+    (:func:`vision.photo_cards.evenly_lit`, :func:`vision.photo_cards.index_column`): as
+    ``t``, but a corner searched for every glyph must reach the first corner's suit
+    minimum (:attr:`Thresholds.suit_min`), not a small card's :data:`SMALL_PHOTO_SEARCHED_MIN`.
+    Evened out, a grey photo's small 8♠ was searched as Bonded's 8♦ at a suit score of
+    0.902 (twelfth pass): with no ink colour to check, only the shape tells the suits
+    apart, and the search tries many places and sizes on a face that is no longer the
+    photo's own pixels."""
+    if t.searched_min is None:
+        return t
+    return dataclasses.replace(t, searched_min=(t.searched_min[0], max(t.searched_min[1], Thresholds.suit_min)))
+
+
 def for_photo_outlines(t: Thresholds) -> Thresholds:
     """The thresholds an outline of :mod:`vision.photo_cards` is read with: as ``t``, but a
     black suit is never named by searching both corners (:attr:`Thresholds.search_black`).

@@ -45,7 +45,13 @@ import numpy as np
 from dealer.cards import Card, CardError
 from vision.decision import Outcome, Reject
 from vision.gate_view import gate_view, other_views
-from vision.index import RETRIED_IN_PHOTOS, IndexReader, for_photo_outlines, for_small_photo_cards
+from vision.index import (
+    RETRIED_IN_PHOTOS,
+    IndexReader,
+    for_altered_faces,
+    for_photo_outlines,
+    for_small_photo_cards,
+)
 from vision.learn import LearnedDesign, LearnError, bridge_order, learn
 from vision.locate import MIN_AREA, Located, locate
 from vision.photo_cards import evenly_lit, index_column, index_outlines, photo_outlines
@@ -206,7 +212,13 @@ def read_photo(reader: IndexReader, photo: np.ndarray, shown: np.ndarray | None 
         seen = (f for f in (locate(v, photo=True) for v in (view, *other_views(photo, view)))
                 if isinstance(f, Located))
         columns = (index_column(f, reader.design) for f in chain(seen, outlines))
-        for found in chain(outlines, map(evenly_lit, outlines), (c for c in columns if c is not None)):
+        for found in outlines:
+            got = (small if found.area < MIN_AREA else large).read_located(found)
+            if got.accepted:
+                return got
+        # A face altered here is searched only at the first corner's suit minimum.
+        small, large = (IndexReader(reader.design, for_altered_faces(r.t), photo=True) for r in (small, large))
+        for found in chain(map(evenly_lit, outlines), (c for c in columns if c is not None)):
             got = (small if found.area < MIN_AREA else large).read_located(found)
             if got.accepted:
                 return got
