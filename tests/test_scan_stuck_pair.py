@@ -17,9 +17,8 @@ its cards fell, on top of what is left on the hopper) and scans the board again.
 
 from __future__ import annotations
 
-import random
-
 import pytest
+from stuck_helpers import played, random_deal, run_with_a_stuck_pair
 
 import rig
 from dealer.board import Board, DealSet
@@ -27,19 +26,10 @@ from dealer.cards import Card
 from dealer.contract import Contract
 from dealer.deal import Deal
 from dealer.generate import random_dealset
-from dealer.play import Play
 from dealer.session import MemoryJournal, Sighting
 from dealer.session_notices import RESCAN, Notice
 from dealer.session_scan import ScanSession
 from firmware_bridge.simboard import firmware_available
-
-SCALE = 0.005
-
-
-def _deal(seed: int) -> Deal:
-    owners = [i % 4 for i in range(52)]
-    random.Random(seed).shuffle(owners)
-    return Deal.from_owners(owners)
 
 
 def _hands(deal: Deal) -> list[list[Card]]:
@@ -116,9 +106,9 @@ def _read_into(pocket: int, held: int, read: int) -> str:
 
 # ============================================================================ record
 @pytest.mark.parametrize("at, in_hand", [(5, 1), (12, 1), (12, 0), (25, 1), (38, 1), (49, 1)])
-def test_record_a_stuck_pair_voids_the_scan_at_once_and_the_rescan_records_the_deal(at, in_hand):
+def test_record_a_stuck_pair_voids_the_scan_at_once_and_the_rescan_records_therandom_deal(at, in_hand):
     """``at`` 12: North's 13th card with East's first under it, in North's pocket."""
-    deal = _deal(77)
+    deal = random_deal(77)
     hands = _hands(deal)
     fed = [c for h in hands for c in h]
     s = ScanSession("record", MemoryJournal(), numbers=[9])
@@ -155,7 +145,7 @@ def test_record_a_stuck_pair_voids_the_scan_at_once_and_the_rescan_records_the_d
 def test_record_a_stuck_pair_is_never_recorded_with_the_hands_shifted():
     """Feeding on regardless (the old behaviour) would put East's first card in North's hand:
     no result exists for the board until it has been scanned again."""
-    deal = _deal(5)
+    deal = random_deal(5)
     hands = _hands(deal)
     s = ScanSession("record", MemoryJournal(), numbers=[3])
     s.board_inserted(3)
@@ -171,7 +161,7 @@ def test_record_a_stuck_pair_is_never_recorded_with_the_hands_shifted():
 def test_record_the_hopper_empty_names_the_stuck_pair_when_the_drop_was_not_counted():
     """The drop of the pair came without counts (the card at it cannot be named); later
     drops' counts show North's pocket holding one more: the empty hopper says why."""
-    deal = _deal(8)
+    deal = random_deal(8)
     hands = _hands(deal)
     s = ScanSession("record", MemoryJournal(), numbers=[4])
     s.board_inserted(4)
@@ -191,7 +181,7 @@ def test_record_the_hopper_empty_names_the_stuck_pair_when_the_drop_was_not_coun
 
 
 def test_a_drop_counted_after_one_without_counts_does_not_name_a_card():
-    deal = _deal(9)
+    deal = random_deal(9)
     s = ScanSession("record", MemoryJournal(), numbers=[4])
     s.board_inserted(4)
     m = ScanMachine(s, _hands(deal))
@@ -202,7 +192,7 @@ def test_a_drop_counted_after_one_without_counts_does_not_name_a_card():
 
 
 def test_without_sensor_counts_a_scan_behaves_as_before():
-    deal = _deal(6)
+    deal = random_deal(6)
     s = ScanSession("record", MemoryJournal(), numbers=[2])
     s.board_inserted(2)
     m = ScanMachine(s, _hands(deal))
@@ -215,7 +205,7 @@ def test_without_sensor_counts_a_scan_behaves_as_before():
 
 
 def test_a_clean_scan_with_counts_records_the_deal_and_says_nothing_else():
-    deal = _deal(11)
+    deal = random_deal(11)
     s = ScanSession("record", MemoryJournal(), numbers=[1])
     s.board_inserted(1)
     m = ScanMachine(s, _hands(deal))
@@ -225,7 +215,7 @@ def test_a_clean_scan_with_counts_records_the_deal_and_says_nothing_else():
 
 # ============================================================================ verify
 def test_verify_a_stuck_pair_gives_no_verdict_and_the_rescan_verifies():
-    ds = DealSet([Board(7, _deal(7))])
+    ds = DealSet([Board(7, random_deal(7))])
     s = ScanSession("verify", MemoryJournal(), ds)
     s.board_inserted(7)
     m = ScanMachine(s, _hands(ds.board(7).deal))
@@ -245,13 +235,9 @@ def test_verify_a_stuck_pair_gives_no_verdict_and_the_rescan_verifies():
 
 # ============================================================================ play
 def test_play_scan_a_stuck_pair_saves_no_play_and_the_rescan_rebuilds_the_tricks():
-    deal = _deal(5)
+    deal = random_deal(5)
     contract = Contract.parse("3NT S")
-    p = Play(contract, deal)
-    rng = random.Random(5)
-    while not p.is_complete:
-        p.play(rng.choice(p.legal_cards()))
-    kept = [p.played_by(seat) for seat in range(4)]
+    p, kept = played(deal, contract, 5)
     s = ScanSession("play", MemoryJournal(), DealSet([Board(2, deal)]), contracts={2: contract})
     s.board_inserted(2)
     m = ScanMachine(s, kept)
@@ -286,25 +272,9 @@ class RescanOperator(rig.EmulatedOperator):
 
 def _scan_with_a_stuck_pair(tmp_path, mode: str, machine: str) -> None:
     ds = random_dealset([1, 2], event="stuck-scan")
-    ops: list[RescanOperator] = []
-
-    class Op(RescanOperator):
-        def __init__(self, *a, **kw) -> None:
-            super().__init__(*a, **kw)
-            ops.append(self)
-
-    sc = rig.Scenario.parse("stuck_pair@1")
-    sc.at_card = 11  # the feed after the next: North's 13th card, East's first under it
-    real = rig.EmulatedOperator
-    rig.EmulatedOperator = Op  # run_emulated builds its operator by this name
-    try:
-        report = rig.run_emulated(ds, f"sqlite:///{tmp_path}/scan.sqlite",
-                                  camera="emulator:variants=1", scenario=sc,
-                                  time_scale=SCALE if machine == "emulator" else 0.02,
-                                  quiet=True, mode=mode, machine=machine)
-    finally:
-        rig.EmulatedOperator = real
-    op = ops[0]
+    # At the feed after the next: North's 13th card, East's first under it.
+    report, op = run_with_a_stuck_pair(RescanOperator, ds, f"sqlite:///{tmp_path}/scan.sqlite",
+                                       at_card=11, machine=machine, mode=mode)
     assert report.injected["stuck_pair"] == 1
     codes = [n.code for n in op.seen]
     assert codes.count("rescan") == 1 and "missing" not in codes

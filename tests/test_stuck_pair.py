@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from stuck_helpers import run_with_a_stuck_pair
 
 import rig
 from dealer.board import Board, DealSet
@@ -30,8 +31,6 @@ from dealer.session_notices import Notice
 from dealer.session_plan import Plan
 from firmware_bridge.physical import PhysicalCard
 from firmware_bridge.simboard import firmware_available
-
-SCALE = 0.005
 
 
 # ============================================================================ the pure session
@@ -234,25 +233,10 @@ class WatchingOperator(rig.EmulatedOperator):
 
 def _deal_with_a_stuck_pair(tmp_path, *, machine: str = "emulator", second_copy: bool = False):
     ds = random_dealset([1, 2], event="stuck")
-    ops: list[WatchingOperator] = []
-
-    class Op(WatchingOperator):
-        def __init__(self, *a, **kw) -> None:
-            super().__init__(*a, second_copy=second_copy, **kw)
-            ops.append(self)
-
-    sc = rig.Scenario.parse("stuck_pair@1")
-    sc.at_card = 17
-    real = rig.EmulatedOperator
-    rig.EmulatedOperator = Op  # run_emulated builds its operator by this name
-    try:
-        report = rig.run_emulated(ds, f"sqlite:///{tmp_path}/stuck.sqlite",
-                                  camera="emulator:variants=1", scenario=sc,
-                                  time_scale=SCALE if machine == "emulator" else 0.02,
-                                  quiet=True, machine=machine)
-    finally:
-        rig.EmulatedOperator = real
-    return ds, report, ops[0]
+    report, op = run_with_a_stuck_pair(WatchingOperator, ds, f"sqlite:///{tmp_path}/stuck.sqlite",
+                                       at_card=17, machine=machine,
+                                       operator_options={"second_copy": second_copy})
+    return ds, report, op
 
 
 def _right(ds: DealSet, number: int, pockets: list[list[PhysicalCard]]) -> bool:
