@@ -187,8 +187,12 @@ def read_photo(reader: IndexReader, photo: np.ndarray, shown: np.ndarray | None 
     (:func:`vision.gate_view.other_views`) until one is read; last, every shape in the
     photo that may be a card at any size or slant, and where two of its indices put one
     (:mod:`vision.photo_cards`), read with :func:`vision.index.for_photo_outlines` (a
-    small one with :func:`vision.index.for_small_photo_cards`). ``reader`` reads
-    photographs (``IndexReader(..., photo=True)``)."""
+    small one with :func:`vision.index.for_small_photo_cards`); and last of all each of
+    those again with its paper's light evened out (:func:`vision.photo_cards.evenly_lit`),
+    then the views' outlines and those with only each corner's index column left
+    (:func:`vision.photo_cards.index_column`), read with
+    :func:`vision.index.for_altered_faces`. ``reader`` reads photographs
+    (``IndexReader(..., photo=True)``)."""
     view = gate_view(photo) if shown is None else shown
     out = reader.read(view) if first is None else first
     if isinstance(out, Reject) and out.reason in RETRIED_IN_PHOTOS:
@@ -205,19 +209,18 @@ def read_photo(reader: IndexReader, photo: np.ndarray, shown: np.ndarray | None 
         large = IndexReader(reader.design, for_photo_outlines(reader.t), photo=True)
         grey = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
         outlines = [*photo_outlines(photo, grey), *index_outlines(photo, reader.design, grey)]
-        # Each outline as the photo shows it, then each again with its paper's light
-        # evened out (a shadow's edge across an index); last, the views' own outlines
-        # and these with only each corner's index column left (a court's faint index
-        # beside its picture's strong colours).
-        seen = (f for f in (locate(v, photo=True) for v in (view, *other_views(photo, view)))
-                if isinstance(f, Located))
-        columns = (index_column(f, reader.design) for f in chain(seen, outlines))
         for found in outlines:
             got = (small if found.area < MIN_AREA else large).read_located(found)
             if got.accepted:
                 return got
-        # A face altered here is searched only at the first corner's suit minimum.
+        # Each outline again with its paper's light evened out (a shadow's edge across an
+        # index); then the views' own outlines and these with only each corner's index
+        # column left (a court's faint index beside its picture's strong colours). A face
+        # altered here is searched only at the first corner's suit minimum.
         small, large = (IndexReader(reader.design, for_altered_faces(r.t), photo=True) for r in (small, large))
+        seen = [f for f in (locate(v, photo=True) for v in (view, *other_views(photo, view)))
+                if isinstance(f, Located)]
+        columns = (index_column(f, reader.design) for f in chain(seen, outlines))
         for found in chain(map(evenly_lit, outlines), (c for c in columns if c is not None)):
             got = (small if found.area < MIN_AREA else large).read_located(found)
             if got.accepted:
