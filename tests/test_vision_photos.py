@@ -68,6 +68,8 @@ def test_a_deck_learned_from_its_photos_reads_the_others(corpus: Path) -> None:
     assert deck.courts[0] == 5 and deck.numbers[0] == 5
     figures = deck.as_dict()
     assert figures["accepted_wrong"] == 0 and figures["tested"] == len(TESTED)
+    assert len(deck.cpu) == len(TESTED)  # (each read's CPU time, for bench/vision.py)
+    assert 0 < figures["cpu_p50_ms"] <= figures["cpu_p99_ms"]  # type: ignore[operator]
 
 
 def test_a_deck_missing_cards_is_reported_not_learned(corpus: Path) -> None:

@@ -33,6 +33,7 @@ guessed.
 from __future__ import annotations
 
 import re
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -86,6 +87,7 @@ class DeckResult:
     skipped: list[str] = field(default_factory=list)
     wrong_examples: list[str] = field(default_factory=list)
     reshown: list[str] = field(default_factory=list)  # cards of the pass shown again, and why
+    cpu: list[float] = field(default_factory=list)  # CPU seconds of each read (bench_deck)
 
     @property
     def tested(self) -> int:
@@ -110,7 +112,9 @@ class DeckResult:
                 "accepted_wrong": self.wrong, "rejected": dict(self.rejected),
                 "accepted_pct": round(100 * (self.right + self.wrong) / max(1, self.tested), 2),
                 "courts": self.courts, "numbers": self.numbers, "skipped": self.skipped,
-                "wrong_examples": self.wrong_examples, "reshown": self.reshown}
+                "wrong_examples": self.wrong_examples, "reshown": self.reshown,
+                **({"cpu_p50_ms": round(float(np.percentile(self.cpu, 50)) * 1000, 2),
+                    "cpu_p99_ms": round(float(np.percentile(self.cpu, 99)) * 1000, 2)} if self.cpu else {})}
 
 
 def _by_card(folder: Path, res: DeckResult) -> dict[Card, list[Path]]:
@@ -255,7 +259,10 @@ def bench_deck(folder: Path, view: Callable[[np.ndarray], np.ndarray] = gate_vie
                 continue
             # Its other views too when the gate's is refused (read_photo); with another
             # view (fit_frame: to see what showing it as the gate would does), that alone.
-            res.count(card, read_photo(reader, photo) if view is gate_view else reader.read(view(photo)), p.name)
+            started = time.process_time()
+            out = read_photo(reader, photo) if view is gate_view else reader.read(view(photo))
+            res.cpu.append(time.process_time() - started)
+            res.count(card, out, p.name)
     return res
 
 
