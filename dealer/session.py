@@ -163,6 +163,19 @@ class MachineView:
     gate_routed: bool = False
 
 
+def unread_in_pockets(sensed: tuple[int, int, int, int] | None,
+                      read: tuple[int, int, int, int] | list[int]) -> dict[int, int]:
+    """pocket -> cards the pocket sensors count there beyond the ``read`` cards routed
+    into it: cards that fell in unread, stuck under a card read (none if not told).
+
+    >>> unread_in_pockets((14, 13, 12, 13), (13, 13, 13, 13))
+    {0: 1}
+    """
+    if sensed is None:
+        return {}
+    return {p: sensed[p] - read[p] for p in range(4) if sensed[p] > read[p]}
+
+
 @dataclass
 class BoardProgress:
     """The board being filled: what is confirmed in each pocket, what is in flight."""
@@ -192,10 +205,7 @@ class BoardProgress:
 
     def surplus(self) -> dict[int, int]:
         """pocket -> cards its sensor counts beyond those read into it (none if not told)."""
-        if self.sensed is None:
-            return {}
-        routed = self.counts()
-        return {p: self.sensed[p] - routed[p] for p in range(4) if self.sensed[p] > routed[p]}
+        return unread_in_pockets(self.sensed, self.counts())
 
     def claimed(self) -> set[int]:
         """Cards placed or on their way to a pocket."""

@@ -94,6 +94,17 @@ def _pocket(pocket: int) -> str:
     return f"{Seat(pocket).title}'s pocket"
 
 
+def _fell_unread(card: Card | None, pocket: int, held: int, tail: str) -> str:
+    """How a stuck pair's unread card is said, at the drop (deal and scan alike)."""
+    how = (f"a card came stuck to {card.symbol} and fell unread into" if card is not None
+           else "a card fell unread into")
+    return f"{how} {_pocket(pocket)} (it holds {held} cards, {tail})"
+
+
+def _holds(pocket: int, held: int, tail: str) -> str:
+    return f"{_pocket(pocket)} holds {held} cards where {tail}"
+
+
 def _routed(counts: tuple[int, int, int, int]) -> str:
     return ", ".join(f"{Seat(p).title} {n}" for p, n in enumerate(counts))
 
@@ -140,7 +151,7 @@ def stuck_card(where: str, cards: list[Card],
     for p, (held, routed, tops) in sorted(pockets.items()):
         extra = held - routed
         to = f"stuck to {_cards(tops)}" if tops else "stuck to another card"
-        said.append(f"{_pocket(p)} holds {held} cards where {routed} were routed: {extra} "
+        said.append(_holds(p, held, f"{routed} were routed") + f": {extra} "
                     f"card{'s' * (extra != 1)} went in unread, {to}")
     names = " and ".join(_pocket(p) for p in sorted(pockets))
     then = ", ".join(f"{_pocket(p)} then holds {routed} cards"
@@ -159,8 +170,7 @@ def stuck_pair(where: str, pocket: int, card: Card, held: int, routed: int) -> N
     >>> stuck_pair("board 3", 0, Card.parse("S7"), 6, 5).message
     "board 3: a card came stuck to ♠7 and fell unread into North's pocket (it holds 6 cards, 5 were routed there)"
     """
-    return Notice("stuck_pair", f"{where}: a card came stuck to {card.symbol} and fell unread into "
-                  f"{_pocket(pocket)} (it holds {held} cards, {routed} were routed there)",
+    return Notice("stuck_pair", f"{where}: " + _fell_unread(card, pocket, held, f"{routed} were routed there"),
                   "nothing to do now: when the hopper is empty you will be told which card to "
                   "take out of the pocket; the board is not finished until it is read")
 
@@ -211,11 +221,9 @@ def scan_stuck_pair(where: str, mode: str, pocket: int, card: Card | None, held:
     >>> n.code, n.stop, n.instruction == RESCAN
     ('rescan', True, True)
     """
-    how = (f"a card came stuck to {card.symbol} and fell unread into" if card is not None
-           else "a card fell unread into")
-    return Notice("rescan", f"{where}: {how} {_pocket(pocket)} (it holds {held} cards, {read} "
-                  f"{'was' if read == 1 else 'were'} read into it); {_order_lost(mode)}", RESCAN,
-                  stop=True)
+    tail = f"{read} {'was' if read == 1 else 'were'} read into it"
+    return Notice("rescan", f"{where}: {_fell_unread(card, pocket, held, tail)}; {_order_lost(mode)}",
+                  RESCAN, stop=True)
 
 
 def scan_stuck_card(where: str, mode: str, placed: int,
@@ -227,8 +235,7 @@ def scan_stuck_card(where: str, mode: str, placed: int,
     >>> scan_stuck_card("board 3", "verify", 51, {0: (14, 13)}).message
     "board 3: the hopper is empty after 51 of 52 cards, but North's pocket holds 14 cards where 13 were read into it (a card came stuck to another and fell in unread); every card after it was counted one place early, so the hands can no longer be told apart by order: nothing is compared with the record, and the board is scanned again from the start"
     """
-    said = "; ".join(f"{_pocket(p)} holds {held} cards where {read} "
-                     f"{'was' if read == 1 else 'were'} read into it"
+    said = "; ".join(_holds(p, held, f"{read} {'was' if read == 1 else 'were'} read into it")
                      for p, (held, read) in sorted(pockets.items()))
     return Notice("rescan", f"{where}: the hopper is empty after {placed} of 52 cards, but {said} "
                   f"(a card came stuck to another and fell in unread); {_order_lost(mode, 'was')}",

@@ -61,6 +61,7 @@ from dealer.session import (
     MemoryJournal,
     SessionState,
     Sighting,
+    unread_in_pockets,
 )
 from dealer.session_notices import Notice
 
@@ -201,9 +202,8 @@ class ScanSession(JournalWriting):
         cur = self.current
         if self.state != SessionState.DEALING or cur is None or self._pending or self._placed == 52:
             return []
-        sensed = self._sensed
-        extra = {} if sensed is None else {p: (sensed[p], self._dropped[p]) for p in range(4)
-                                           if sensed[p] > self._dropped[p]}
+        extra = {p: (self._dropped[p] + n, self._dropped[p])
+                 for p, n in unread_in_pockets(self._sensed, self._dropped).items()}
         if extra:  # a card never read lies in a pocket: the order is lost, not just a card
             return self._void(cur, say.scan_stuck_card(f"board {cur.number}", self.mode,
                                                        self._placed, extra))

@@ -304,9 +304,7 @@ def evenly_lit(found: Located) -> Located:
     light = cv2.resize(light, (FACE_W, FACE_H), interpolation=cv2.INTER_LINEAR)
     # 235: a paper white the reader's contrast and redness measures were learned near.
     even = cv2.divide(face, light, scale=235)
-    out = Located(even, cv2.cvtColor(even, cv2.COLOR_BGR2GRAY), FACE_CORNERS.copy(), ordered=True)
-    out.area = found.area
-    return out
+    return _altered(even, found)
 
 
 def index_column(found: Located, design: LearnedDesign) -> Located | None:
@@ -338,6 +336,12 @@ def index_column(found: Located, design: LearnedDesign) -> Located | None:
             corner[:, cut:] = paper
         else:  # the bottom-right corner, the face turned half a turn: its column is on the right
             corner[:, : w - cut] = paper
+    return _altered(face, found)
+
+
+def _altered(face: np.ndarray, found: Located) -> Located:
+    """A face altered from ``found``'s, as an outline to read: its corners the face's own,
+    its area ``found``'s (which thresholds read it: a small card's or a large one's)."""
     out = Located(face, cv2.cvtColor(face, cv2.COLOR_BGR2GRAY), FACE_CORNERS.copy(), ordered=True)
     out.area = found.area
     return out
