@@ -77,3 +77,17 @@ def test_the_export_stretch_is_undone_per_session() -> None:
     assert pf.unstretch(square, 16 / 9)[0].shape[:2] == (360, 640)
     assert pf.session_of("IMG_20220921_194714_jpg") == ("phone-standard", 3 / 4)
     assert pf.session_of("003121474_jpg") is None  # a synthetic composite: left out
+
+
+def test_a_photo_labelled_as_another_card_is_named_by_the_card_it_shows() -> None:
+    """The two photos looked at and found labelled wrong: each is a photo of the corpus (the
+    by-eye sheet lists it under the corpus's label), and is renamed to a card of the same
+    rank and another suit, never to an unknown card."""
+    fixed = pf.relabelled()
+    assert fixed == {"QH-IMG_20220921_201241_jpg": "QS", "JS-IMG_20220921_201314_jpg": "JC"}
+    with pf.BY_EYE.open(encoding="utf-8") as fh:
+        listed = {f"{row.split(',')[1]}-{row.split(',')[0]}" for row in fh}
+    for key, card in fixed.items():
+        assert key in listed
+        assert card in pf.NAMES and card[:-1] == key.split("-")[0][:-1] and card != key.split("-")[0]
+    assert pf.relabelled(Path("/nonexistent.csv")) == {}
