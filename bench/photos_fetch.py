@@ -55,7 +55,7 @@ How the photos are turned into gate frames, and why:
 - **Labels checked.** Two photos' labels name another card than the photo shows
   (a Q♠ labelled Q♥, a J♣ labelled J♠: the suit under each index and in the
   picture). ``photos_relabelled.csv`` names each, and the frame is written as
-  the card it shows (fourteenth pass). Only the photos no build read were looked
+  the card it shows (thirteenth pass). Only the photos no build read were looked
   at for this: a photo read right was labelled right.
 - **Checked by eye.** The corners found from the indices are rough (about 24 px
   off at the gate's scale), so some frames still show a card cut off by the
@@ -324,7 +324,7 @@ def left_out_by_eye(path: Path = BY_EYE) -> dict[str, str]:
 
 def relabelled(path: Path = RELABELLED) -> dict[str, str]:
     """``<CORPUS LABEL>-<photo>`` -> the card the photo shows, where the corpus's label is
-    wrong (looked at: the suit under each index and in the picture; fourteenth pass).
+    wrong (looked at: the suit under each index and in the picture; thirteenth pass).
 
     >>> relabelled()["QH-IMG_20220921_201241_jpg"]
     'QS'

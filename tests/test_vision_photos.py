@@ -559,13 +559,14 @@ def test_a_card_small_or_at_a_slant_in_a_photo_is_read_from_its_own_pixels(name:
 
 
 def read_photo_outline(reader: object, found: object) -> object:
-    """One outline read as read_photo reads it: with a soft face's thresholds (a small
-    card's), whatever its size."""
-    from vision.index import IndexReader, for_small_photo_cards
+    """One outline read as read_photo reads it (the small card's thresholds when small)."""
+    from vision.index import IndexReader, for_photo_outlines, for_small_photo_cards
+    from vision.locate import MIN_AREA
 
     assert isinstance(reader, IndexReader)
-    soft = IndexReader(reader.design, for_small_photo_cards(reader.t), photo=True)
-    return soft.read_located(found)  # type: ignore[arg-type]
+    small = IndexReader(reader.design, for_small_photo_cards(reader.t), photo=True)
+    large = IndexReader(reader.design, for_photo_outlines(reader.t), photo=True)
+    return (small if found.area < MIN_AREA else large).read_located(found)  # type: ignore[attr-defined]
 
 
 def test_an_outline_nearer_square_than_a_card_is_offered_both_ways_round() -> None:
@@ -734,20 +735,15 @@ def test_an_altered_face_is_searched_only_at_the_first_corners_suit_minimum() ->
     assert not (out.accepted and out.card != card), out
 
 
-# Each photo, and the step that reads it: evened out and cut to its index columns (both),
-# or a large outline refused as blurred read with a small card's thresholds (soft).
-EVENED_AND_CUT = {"6S-IMG_20220921_200611": "both", "KS-IMG_20220921_200417": "both",
-                  "QS-IMG_20220921_201241": "both", "10H-IMG_20220921_194845": "soft"}
+# Each photo read only evened out and cut to its index columns, both at once.
+EVENED_AND_CUT = ["6S-IMG_20220921_200611", "KS-IMG_20220921_200417", "QS-IMG_20220921_201241"]
 
 
-@pytest.mark.parametrize("name", sorted(EVENED_AND_CUT))
-def test_a_face_evened_and_cut_to_its_index_columns_or_soft_and_large_is_read(name: str) -> None:
-    # Issue 15, fourteenth pass. A shadow across a small card's corner and a court's
-    # picture beside its index, at once: neither evened out nor cut to the index columns
-    # alone reads it, both do. And a frame the corpus enlarged (soft, however large): its
-    # outline is refused as blurred with the thresholds for a large card, and read with a
-    # small card's, which hold for a face that soft.
-    from vision.decision import Reason, Reject
+@pytest.mark.parametrize("name", EVENED_AND_CUT)
+def test_a_face_evened_out_and_cut_to_its_index_columns_is_read(name: str) -> None:
+    # Issue 15, thirteenth pass. A shadow across a small card's corner, or a court's picture
+    # beside its index, with a soft face: neither evened out nor cut to the index columns
+    # alone reads it; both at once do.
     from vision.index import (
         IndexReader,
         for_altered_faces,
@@ -757,7 +753,7 @@ def test_a_face_evened_and_cut_to_its_index_columns_or_soft_and_large_is_read(na
     from vision.learn import LearnedDesign
     from vision.locate import MIN_AREA
     from vision.photo_cards import evenly_lit, index_column, index_outlines, photo_outlines
-    from vision.photos import _read_outline, read_photo
+    from vision.photos import read_photo
 
     design = LearnedDesign.load(REAL / "phone-standard.npz")
     reader = IndexReader(design, photo=True)
@@ -768,23 +764,15 @@ def test_a_face_evened_and_cut_to_its_index_columns_or_soft_and_large_is_read(na
     card = card_of_name(name)
     outlines = [*photo_outlines(photo), *index_outlines(photo, design)]
 
-    def right(out: object) -> bool:
-        return bool(getattr(out, "accepted", False) and out.card == card)  # type: ignore[attr-defined]
+    def right(found: object, altered: bool = False) -> bool:
+        small_or_large = (alt_small, alt_large) if altered else (small, large)
+        out = small_or_large[found.area >= MIN_AREA].read_located(found)  # type: ignore[attr-defined]
+        return bool(out.accepted and out.card == card)  # type: ignore[attr-defined]
 
-    def as_large(f: object) -> object:  # (before this pass: a large outline, large's thresholds only)
-        return (small if f.area < MIN_AREA else large).read_located(f)  # type: ignore[attr-defined]
-
-    assert outlines and not any(right(as_large(f)) for f in outlines)
-    if EVENED_AND_CUT[name] == "both":
-        altered = [alt_small if f.area < MIN_AREA else alt_large for f in outlines]
-        assert not any(right(r.read_located(evenly_lit(f))) for r, f in zip(altered, outlines, strict=True))
-        cut = [(r, c) for r, f in zip(altered, outlines, strict=True) if (c := index_column(f, design)) is not None]
-        assert cut and not any(right(r.read_located(c)) for r, c in cut)
-        both = [c for f in outlines if (c := index_column(evenly_lit(f), design)) is not None]
-        assert any(right(_read_outline(c, alt_small, alt_large)) for c in both)
-    else:
-        soft = [f for f in outlines if f.area >= MIN_AREA and isinstance(r := large.read_located(f), Reject)
-                and r.reason is Reason.BLURRED and right(small.read_located(f))]
-        assert soft
+    assert outlines and not any(map(right, outlines))
+    assert not any(right(evenly_lit(f), True) for f in outlines)
+    cut = [c for f in outlines if (c := index_column(f, design)) is not None]
+    assert cut and not any(right(c, True) for c in cut)
+    assert any(right(c, True) for f in outlines if (c := index_column(evenly_lit(f), design)) is not None)
     out = read_photo(reader, photo)
-    assert right(out), out
+    assert out.accepted and out.card == card, out

@@ -44,7 +44,7 @@ import cv2
 import numpy as np
 
 from dealer.cards import Card, CardError
-from vision.decision import Outcome, Reason, Reject
+from vision.decision import Outcome, Reject
 from vision.gate_view import gate_view, other_views
 from vision.index import (
     RETRIED_IN_PHOTOS,
@@ -194,8 +194,8 @@ def read_photo(reader: IndexReader, photo: np.ndarray, shown: np.ndarray | None 
     small one with :func:`vision.index.for_small_photo_cards`); and last of all each of
     those again with its paper's light evened out (:func:`vision.photo_cards.evenly_lit`),
     then the views' outlines and those with only each corner's index column left
-    (:func:`vision.photo_cards.index_column`), read with
-    :func:`vision.index.for_altered_faces`. ``reader`` reads photographs
+    (:func:`vision.photo_cards.index_column`), then those evened out and cut to their
+    index columns, both; read with :func:`vision.index.for_altered_faces`. ``reader`` reads photographs
     (``IndexReader(..., photo=True)``)."""
     view = gate_view(photo) if shown is None else shown
     out = reader.read(view) if first is None else first
@@ -206,47 +206,32 @@ def read_photo(reader: IndexReader, photo: np.ndarray, shown: np.ndarray | None 
                 return got
         # Last, every shape in the photo that may be a card, small or seen at a slant, and
         # where each two indices that may be one card's put it (vision.photo_cards), read
-        # from the photo's own pixels (_read_outline); no black suit named by searching
-        # both corners (for_photo_outlines).
+        # from the photo's own pixels; a card smaller in the photo than the gate's smallest
+        # readable one with the thresholds for its soft face; no black suit named by
+        # searching both corners (for_photo_outlines).
         small = IndexReader(reader.design, for_small_photo_cards(reader.t), photo=True)
         large = IndexReader(reader.design, for_photo_outlines(reader.t), photo=True)
         grey = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
         outlines = [*photo_outlines(photo, grey), *index_outlines(photo, reader.design, grey)]
         for found in outlines:
-            if (got := _read_outline(found, small, large)).accepted:
+            got = (small if found.area < MIN_AREA else large).read_located(found)
+            if got.accepted:
                 return got
         # Each outline again with its paper's light evened out (a shadow's edge across an
         # index); then the views' own outlines and these with only each corner's index
         # column left (a court's faint index beside its picture's strong colours); last,
-        # the outlines evened out and cut to their index columns, both. A face altered
-        # here is searched only at the first corner's suit minimum.
+        # the outlines evened out and cut to their index columns, both (a shadow and a
+        # court's picture at one corner). A face altered here is searched only at the
+        # first corner's suit minimum.
         small, large = (IndexReader(reader.design, for_altered_faces(r.t), photo=True) for r in (small, large))
         seen = [f for f in (locate(v, photo=True) for v in (view, *other_views(photo, view)))
                 if isinstance(f, Located)]
         columns = (index_column(f, reader.design) for f in chain(seen, outlines))
         both = (index_column(evenly_lit(f), reader.design) for f in outlines)
         for face in chain(map(evenly_lit, outlines), columns, both):
-            if face is not None and (got := _read_outline(face, small, large)).accepted:
+            if face is not None and (got := (small if face.area < MIN_AREA else large).read_located(face)).accepted:
                 return got
     return out
-
-
-def _read_outline(found: Located, small: IndexReader, large: IndexReader) -> Outcome:
-    """A photo outline's read: a card smaller than the gate's smallest readable one
-    (:data:`vision.locate.MIN_AREA`) with ``small``, the thresholds for its soft face
-    (:func:`vision.index.for_small_photo_cards`); a larger one with ``large``, and when
-    that finds its index blurred, with ``small`` too. A photo enlarged before it was saved
-    (a crop of a card shot from afar) is as soft as a small card however many pixels it
-    has; only its measured sharpness says so. A large card that is sharp is never read
-    with the small card's thresholds: so read, a phone photo's 9♣ as large as the gate's
-    was read as the standard design's Q (eleventh pass), and a 4♦ as its 4♥
-    (fourteenth)."""
-    if found.area < MIN_AREA:
-        return small.read_located(found)
-    got = large.read_located(found)
-    if isinstance(got, Reject) and got.reason is Reason.BLURRED:
-        return small.read_located(found)
-    return got
 
 
 def bench_deck(folder: Path, view: Callable[[np.ndarray], np.ndarray] = gate_view) -> DeckResult:
