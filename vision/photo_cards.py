@@ -30,7 +30,7 @@ indices placed as one card's). :func:`vision.photos.read_photo` reads these last
 after every view of the photo is refused, and last of all each outline again with
 its paper's light evened out (:func:`evenly_lit`): a shadow's edge across an index;
 then with only the index's column of each corner left (:func:`index_column`): a court's
-faint index beside its picture's strong colours.
+faint index beside its picture's strong colours; then both at once.
 
 >>> from dealer.cards import Card
 >>> from vision.render import render_card_frame
