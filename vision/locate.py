@@ -274,7 +274,7 @@ def _outline_quads(frame: np.ndarray) -> list[np.ndarray]:
     edges = edge_map(small_bgr, blurred)
     lines, pieces = _lines(edges)
     near = cv2.dilate(edges, _DOT3)
-    faint = _Faint(blurred)
+    faint = FaintEdges(blurred)
     found = (_outlines(lines, _pairs(lines, where=False)) + _outlines(lines, _pairs(lines, where=True))
              + _outlines(lines, _pairs(lines, where=True, slant=True)) + _fourth_sides(lines, edges))
     ranked: list[tuple[float, np.ndarray]] = []
@@ -618,7 +618,7 @@ def _lost_in_floor(why: str, floor_grey: float) -> Reject:
     return Reject(Reason.NO_CARD, why)
 
 
-class _Faint:
+class FaintEdges:
     """The half-size frame's gradient after the 5-px median (Sobel, per channel), to find
     its faint edges and which way each one runs."""
 
@@ -696,7 +696,7 @@ def _meet(a: tuple[float, ...], b: tuple[float, ...]) -> np.ndarray | None:
     return np.linalg.solve(m, np.array([a[1], b[1]]))
 
 
-def side_support(edges_near: np.ndarray, quad: np.ndarray, faint: _Faint | None = None) -> np.ndarray:
+def side_support(edges_near: np.ndarray, quad: np.ndarray, faint: FaintEdges | None = None) -> np.ndarray:
     """The share of each side's middle 80 % that has an edge within a pixel (or, with
     ``faint``, a faint edge running along the side)."""
     h, w = edges_near.shape
@@ -856,7 +856,7 @@ def _edge_line(band: np.ndarray, k: Line, spacing: np.ndarray) -> tuple[Line, fl
 
 
 def _best_outline(near: np.ndarray, outlines: list[tuple[tuple[int, ...] | None, np.ndarray]],
-                  seen: dict[tuple[int, ...], np.ndarray], faint: _Faint | None = None
+                  seen: dict[tuple[int, ...], np.ndarray], faint: FaintEdges | None = None
                   ) -> tuple[np.ndarray | None, list[np.ndarray]]:
     """The best-supported of ``outlines`` whose sides have their edges (each side along
     :data:`SIDE_SUPPORT` of it, the four :data:`ALL_SUPPORT`), or ``None``; and, while
@@ -898,13 +898,13 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
     seen: dict[tuple[int, ...], np.ndarray] = {}  # each outline's support, once
     best, _ = _best_outline(near, _outlines(lines, _pairs(lines, where=False)), seen)
     faint_tries: list[np.ndarray] = []  # outlines to try again with the faint edges
-    faint: _Faint | None = None  # the frame's gradient, made once when first needed
+    faint: FaintEdges | None = None  # the frame's gradient, made once when first needed
     if best is None:
         best, faint_tries = _best_outline(near, _outlines(lines, _pairs(lines, where=True)), seen)
     if best is None and faint_tries:
         # Only when no outline has its edges in full: the faint edges, for the outlines
         # that have some edge along every side.
-        faint = _Faint(blurred)
+        faint = FaintEdges(blurred)
         best, _ = _best_outline(near, [(None, q) for q in faint_tries], {}, faint)
     if best is None:
         # A hand-held phone's photo (issue 15): the card in perspective, its far end
@@ -916,7 +916,7 @@ def _edge_card(small: np.ndarray, apart_: tuple[np.ndarray, float, np.ndarray] |
         if any(min(d := abs(lines[i][0] - lines[j][0]), np.pi - d) > np.radians(8) for i, j, _, _ in slanted):
             best, faint_tries = _best_outline(near, _outlines(lines, slanted), seen)
             if best is None and faint_tries:
-                faint = faint or _Faint(blurred)
+                faint = faint or FaintEdges(blurred)
                 best, _ = _best_outline(near, [(None, q) for q in faint_tries], {}, faint)
     if best is None:
         # A side that is an edge all along but not a straight line of pieces (a soft
@@ -1047,7 +1047,7 @@ def _grown(quad: np.ndarray, piece: Line, lines: list[Line], edges: np.ndarray, 
     if not MIN_AREA <= area <= MAX_AREA:
         return None
     g_sides = np.hypot(*(np.roll(grown, -1, axis=0) - grown).T)
-    sup = side_support(near, grown, _Faint(blurred))
+    sup = side_support(near, grown, FaintEdges(blurred))
     if sup.min() < SIDE_SUPPORT or float((sup * g_sides).sum()) < ALL_SUPPORT * g_sides.sum():
         return None
     # The side left inside must be a frame line: mirrored by a line (a quarter of the side
