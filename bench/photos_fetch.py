@@ -93,6 +93,7 @@ import re
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -335,6 +336,35 @@ def relabelled(path: Path = RELABELLED) -> dict[str, str]:
         return {f"{row['corpus_label']}-{row['photo']}": row["card"] for row in csv.DictReader(fh)}
 
 
+def corpus_photos(git_dir: Path) -> Iterator[tuple[str, str, np.ndarray, list[Box] | None]]:
+    """Each real photograph of the snapshot (IMG_, WIN_; one version of each, of a known
+    session): its name, its deck, the photo with its export's stretch undone, and its
+    boxes in the photo's pixels (``None``: the export has no labels for it)."""
+    files = str(_git(git_dir, "ls-tree", "-r", "--name-only", "HEAD")).split()
+    photos: dict[str, str] = {}
+    for f in sorted(files):
+        m = re.search(r"/images/((IMG|WIN)_[^/]*?)\.rf\.[0-9a-f]+\.jpg$", f)
+        if m and m.group(1) not in photos:
+            photos[m.group(1)] = f
+    for base, f in photos.items():
+        sess = session_of(base)
+        if sess is None:
+            continue
+        deck, aspect = sess
+        if base.removesuffix("_jpg") in LANDSCAPE:
+            aspect = 1 / aspect
+        raw = cv2.imdecode(np.frombuffer(_git(git_dir, "show", f"HEAD:{f}", text=False),  # type: ignore[arg-type]
+                                         np.uint8), cv2.IMREAD_COLOR)
+        photo, sx, sy = unstretch(raw, aspect)
+        label = f.replace("/images/", "/labels/").rsplit(".", 1)[0] + ".txt"
+        try:
+            text = str(_git(git_dir, "show", f"HEAD:{label}"))
+        except subprocess.CalledProcessError:
+            yield base, deck, photo, None
+            continue
+        yield base, deck, photo, boxes_of(text, sx, sy, raw.shape[1], raw.shape[0])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("git_dir", type=Path, nargs="?", default=DEFAULT_GIT_DIR,
@@ -352,12 +382,6 @@ def main() -> int:
               f"(the search tool's fetch puts it under /work/.mirror)", file=sys.stderr)
         return 2
     commit = str(_git(a.git_dir, "rev-parse", "HEAD")).strip()
-    files = str(_git(a.git_dir, "ls-tree", "-r", "--name-only", "HEAD")).split()
-    photos: dict[str, str] = {}
-    for f in sorted(files):
-        m = re.search(r"/images/((IMG|WIN)_[^/]*?)\.rf\.[0-9a-f]+\.jpg$", f)
-        if m and m.group(1) not in photos:
-            photos[m.group(1)] = f
     why: dict[str, Counter[str]] = {}
     by_eye = left_out_by_eye()
     shows = relabelled()
@@ -365,23 +389,12 @@ def main() -> int:
     decks: dict[str, Counter[str]] = {}
     used_photos: dict[str, int] = Counter()
     written: set[Path] = set()
-    for base, f in photos.items():
-        sess = session_of(base)
-        if sess is None:
-            continue
-        deck, aspect = sess
-        if base.removesuffix("_jpg") in LANDSCAPE:
-            aspect = 1 / aspect
-        label = f.replace("/images/", "/labels/").rsplit(".", 1)[0] + ".txt"
-        try:
-            text = str(_git(a.git_dir, "show", f"HEAD:{label}"))
-        except subprocess.CalledProcessError:
+    photos = 0
+    for base, deck, photo, boxes in corpus_photos(a.git_dir):
+        photos += 1
+        if boxes is None:
             why.setdefault(deck, Counter())["photo without labels"] += 1
             continue
-        raw = cv2.imdecode(np.frombuffer(_git(a.git_dir, "show", f"HEAD:{f}", text=False),  # type: ignore[arg-type]
-                                         np.uint8), cv2.IMREAD_COLOR)
-        photo, sx, sy = unstretch(raw, aspect)
-        boxes = boxes_of(text, sx, sy, raw.shape[1], raw.shape[0])
         if a.raw:
             alone = one_card_photo(photo, boxes)
             found, reasons = ([(alone, photo)], Counter()) if alone else ([], Counter(["not one whole card alone"]))
@@ -425,7 +438,7 @@ def main() -> int:
     a.out.mkdir(parents=True, exist_ok=True)
     (a.out / "SOURCES.md").write_text("".join(lines), encoding="utf-8")
     print(json.dumps({"bench": "photos_fetch", "raw": a.raw, "source": REPO, "commit": commit,
-                      "licence": "CC BY 4.0", "real_photographs": len(photos), "stale_frames_removed": len(stale),
+                      "licence": "CC BY 4.0", "real_photographs": photos, "stale_frames_removed": len(stale),
                       "decks": summary}))
     return 0
 

@@ -26,21 +26,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import cv2
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # (the project before bench/: bench/vision.py)
 sys.path.append(str(Path(__file__).resolve().parent))
 
 import photos_fetch as fetch  # noqa: E402
 
-from dealer.cards import Card  # noqa: E402
 from vision.decision import Reject  # noqa: E402
 from vision.gate_view import gate_view  # noqa: E402
 from vision.index import IndexReader  # noqa: E402
@@ -86,28 +83,12 @@ def several_cards(git_dir: Path) -> tuple[dict[str, object], int]:
     if learned is None:
         return {"error": f"not learned: {res.not_learned}"}, 0
     reader = IndexReader(learned[0], photo=True)
-    names = str(fetch._git(git_dir, "ls-tree", "-r", "--name-only", "HEAD")).split()
-    photos: dict[str, str] = {}
-    for f in sorted(names):
-        m = re.search(r"/images/((IMG|WIN)_[^/]*?)\.rf\.[0-9a-f]+\.jpg$", f)
-        if m and m.group(1) not in photos:
-            photos[m.group(1)] = f
     tally: Counter[str] = Counter()
     wrong: list[str] = []
-    for base, f in photos.items():
-        session = fetch.session_of(base)
-        if session is None:
+    for base, _, photo, boxes in fetch.corpus_photos(git_dir):
+        if boxes is None:
             continue
-        aspect = 1 / session[1] if base.removesuffix("_jpg") in fetch.LANDSCAPE else session[1]
-        label = f.replace("/images/", "/labels/").rsplit(".", 1)[0] + ".txt"
-        raw = cv2.imdecode(np.frombuffer(fetch._git(git_dir, "show", f"HEAD:{f}", text=False),  # type: ignore[arg-type]
-                                         np.uint8), cv2.IMREAD_COLOR)
-        if raw is None:
-            tally["unreadable image"] += 1
-            continue
-        photo, sx, sy = fetch.unstretch(raw, aspect)
-        boxes = fetch.boxes_of(str(fetch._git(git_dir, "show", f"HEAD:{label}")), sx, sy, raw.shape[1], raw.shape[0])
-        shown = {Card.parse(n[-1] + ("T" if n[:-1] == "10" else n[:-1])) for n in {b.name for b in boxes} - fetch.NOT_CARDS}
+        shown = {card_of_name(b.name) for b in boxes if b.name not in fetch.NOT_CARDS}
         if len(shown) < 2:
             continue
         got = read_photo(reader, photo)
