@@ -48,6 +48,26 @@ def test_read_barcodes_from_a_folder_with_a_corrupt_file(
     assert rows[2] == {"frame": "f2.png", "error": "the image could not be decoded"}
 
 
+def test_read_barcoded_faces_refuses_a_stuck_pair_only_when_told_the_faces(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from dataclasses import replace
+
+    from vision.render import NORMAL
+
+    stuck = replace(NORMAL, second_card=True, stuck=(10.0, 10.0))
+    cv2.imwrite(str(tmp_path / "a-alone.png"), render_card_frame(Card.parse("HQ"), design="qr", deck_id=3, seed=1))
+    cv2.imwrite(str(tmp_path / "b-stuck.png"),
+                render_card_frame(Card.parse("C3"), design="qr", deck_id=3, seed=2, distortions=stuck))
+    assert main(["vision", "read", str(tmp_path), "--barcode", "qr", "--deck", "3", "--json"]) == 0
+    plain = _json_lines(capsys.readouterr().out)
+    assert [r.get("card") for r in plain] == ["HQ", "C3"]  # stickers: no layout to check
+    assert main(["vision", "read", str(tmp_path), "--barcode", "qr", "--deck", "3", "--faces", "rendered",
+                 "--json"]) == 0
+    faces = _json_lines(capsys.readouterr().out)
+    assert faces[0]["card"] == "HQ"
+    assert faces[1]["reject"] == "two cards" and "closer together than the renderer's QR faces" in faces[1]["detail"]
+
+
 def test_bad_source_or_design_is_one_line_and_status_2(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["vision", "read", str(tmp_path / "nope"), "--barcode"]) == 2

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 import zxingcpp
 
 from dealer.cards import Card
@@ -105,3 +106,54 @@ def test_printed_code128_faces_have_their_bars_where_the_placement_check_expects
     for k, face in enumerate(faces):
         assert apart(face, angle=(-4, 0, 4)[k % 3]) <= 2
     assert apart(faces[0], 0, longer=40) > BARS_APART
+
+
+def _laid_on_the_gate(face: np.ndarray, angle: float, longer: int = 0) -> np.ndarray:
+    """A 640×480 gate frame of ``face`` (grey), 400 px long, turned ``angle``° off the feed,
+    on the dark floor; ``longer``: a card under it sticks out this far (face px) past its end."""
+    h, w = face.shape
+    if longer:  # paper below the face: the outline of a card under it, sticking out
+        face = np.vstack([face, np.full((longer, w), 235, np.uint8)])
+        face[h:, :2] = face[h:, -2:] = face[-2:, :] = 150
+    m = cv2.getRotationMatrix2D((w / 2, face.shape[0] / 2), 90 + angle, 400 / h)
+    m[0, 2] += 320 - w / 2
+    m[1, 2] += 240 - face.shape[0] / 2
+    return cv2.cvtColor(cv2.warpAffine(face, m, (640, 480), borderValue=35), cv2.COLOR_GRAY2BGR)
+
+
+@pytest.mark.parametrize("symbology", ["qr", "code128"])
+def test_printed_faces_are_read_with_their_layout_and_a_stuck_pair_is_two_cards(
+        tmp_path: Path, symbology: str) -> None:
+    # Issue 15, fourteenth pass: told the deck is print-deck's faces, the reader checks
+    # how far apart the two codes lie against the layout print-deck printed them with
+    # (vision.code_layout). Poppler's raster of the PDF (not boardwright's renderer), laid
+    # on the gate: every face is read; with a card under it sticking out 10 face px
+    # (2 mm) past one end, the codes lie closer together than printed: two cards.
+    from vision.barcode import BarcodeReader
+    from vision.code_layout import printed
+    from vision.decision import Reason
+
+    pdf = tmp_path / "deck.pdf"
+    print_deck(pdf, deck_id=7, symbology=symbology, faces=True)
+    subprocess.run(["pdftoppm", "-r", str(DPI), "-gray", "-png", "-f", "1", "-l", "1", str(pdf),
+                    str(tmp_path / "c")], check=True)
+    page = cv2.imread(str(next(tmp_path.glob("c-*.png"))), cv2.IMREAD_GRAYSCALE)
+    outlines, _ = cv2.findContours(cv2.threshold(page, 200, 255, cv2.THRESH_BINARY_INV)[1],
+                                   cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    boxes = sorted((cv2.boundingRect(c) for c in outlines
+                    if cv2.contourArea(c) > 0.8 * CARD_W * CARD_H * (DPI / 72) ** 2), key=lambda b: (b[1] // 50, b[0]))
+    assert len(boxes) == 9
+    reader = BarcodeReader("zxing", symbology, deck_id=7, layout=printed(symbology))
+    plain = BarcodeReader("zxing", symbology, deck_id=7)  # a sticker deck's: no layout to check
+    for k, (x, y, w, h) in enumerate(boxes):
+        face = page[y : y + h, x : x + w]
+        angle = (-4, 0, 4)[k % 3]
+        alone = reader.read(_laid_on_the_gate(face, angle))
+        assert alone.accepted and alone.card == Card(k), (k, alone)
+        assert abs(alone.evidence["codes_closer_px"]) <= 2, alone.evidence
+        frame = _laid_on_the_gate(face, angle, longer=10)
+        assert plain.read(frame).card == Card(k)  # the top card, every other check passed
+        stuck = reader.read(frame)
+        assert not stuck.accepted and stuck.reason is Reason.TWO_CARDS, (k, stuck)
+        assert f"closer together than print-deck's {'QR' if symbology == 'qr' else 'Code128'} faces print them" \
+            in stuck.detail

@@ -28,6 +28,7 @@ import cv2
 import numpy as np
 
 from vision import payload
+from vision.code_layout import CodeLayout
 from vision.decision import Outcome, Read, Reason, Reject
 from vision.locate import FACE_H, FACE_W, Located, locate
 
@@ -109,6 +110,13 @@ QR_OFF_CENTRE = 20.0
 #: most; a thumb over a long edge, which pulls the outline askew, 23 at most in 490; two cards
 #: stuck together 8-60 px apart: 29 typically (issue 15, eighth pass).
 BARS_APART = 26.0
+#: px of the face along the card: how much closer together a face's two codes may lie
+#: than its layout prints them (:meth:`BarcodeReader._closer`; vision.code_layout).
+CODES_CLOSER = 2.0
+#: px of the face: the half-width of a QR symbol's middle columns looked at for its rows,
+#: how far from where it is printed a code not decoded is sought, and the light rows that
+#: are its quiet zone.
+QR_MIDDLE, QR_SOUGHT, QR_QUIET_ROWS = 24, 130, 10
 #: px of the face: the half-width of the face's middle searched for a code's bars, and
 #: the fewest rows a run of bars has (a code's bars are 60 rows long).
 BAR_WINDOW, BAR_MIN_ROWS = 60, 20
@@ -121,15 +129,20 @@ class BarcodeReader:
     """
 
     def __init__(self, backend: str = "zxing", symbology: str = "qr", *,
-                 deck_id: int | None = None, expect: str = "card", photo: bool = False) -> None:
+                 deck_id: int | None = None, expect: str = "card", photo: bool = False,
+                 layout: CodeLayout | None = None) -> None:
         """``photo``: the frames are photographs of a card on a table, not the gate's
-        (:func:`vision.locate.locate`): no card can lie under the card there."""
+        (:func:`vision.locate.locate`): no card can lie under the card there.
+        ``layout``: where the deck's faces print their codes (:mod:`vision.code_layout`:
+        print-deck's faces, the renderer's); at the gate, a card whose codes lie closer
+        together than that is two cards stuck together. ``None`` (stickers): not checked."""
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
         if symbology not in SYMBOLOGIES:
             raise ValueError(f"symbology must be one of {SYMBOLOGIES}, not {symbology!r}")
         self.backend, self.symbology, self.deck_id, self.expect = backend, symbology, deck_id, expect
         self.photo = photo
+        self.layout = layout
         self.method = f"barcode/{symbology}/{backend}"
         self._decode = (_zxing if backend == "zxing" else _zbar)(symbology)
 
@@ -203,6 +216,13 @@ class BarcodeReader:
             return Reject(Reason.TWO_CARDS, f"{p.card} decoded, but its two codes are not placed as one "
                           f"card's: their middle is {off:.0f} px off the outline's along the card "
                           "(another card under this one?)")
+        closer = self._closer(found, symbols) if isinstance(found, Located) else None
+        if closer is not None:
+            ev["codes_closer_px"] = round(closer, 1)
+        if closer is not None and closer > CODES_CLOSER:
+            return Reject(Reason.TWO_CARDS, f"{p.card} decoded, but its two codes lie {closer:.0f} px closer "
+                          f"together than {self.layout.name if self.layout else 'its layout'} print them: the "
+                          "outline is longer than one card (another card stuck under this one?)")
         if isinstance(found, Located) and (apart := self._bars_apart(found)) is not None:
             # Not "two cards": an outline drawn wide of the card (heavy glare at its edge)
             # places the codes off too, and this cannot tell the two apart.
@@ -211,6 +231,31 @@ class BarcodeReader:
                           "so the outline is not one card's (another card under this one, or glare at "
                           "its edge?)")
         return Read(p.card, self.method, ev)
+
+    def _closer(self, found: Located, symbols: list[Symbol]) -> float | None:
+        """How much closer together, along the card, the two codes' outer rows lie than
+        :attr:`layout` prints them (px of the face; < 0: further apart). ``None`` unless at
+        the gate, with a layout, and both codes' rows measured."""
+        if self.layout is None or self.photo:
+            return None
+        if self.symbology == "code128":
+            blocks = _bar_blocks(found)
+            if len(blocks) != 2:
+                return None
+            outer = blocks[1][1] - blocks[0][0] + 1
+        else:
+            if len(symbols) not in (1, 2):
+                return None
+            pts = np.array([[c for _, c in symbols]], np.float32)
+            middles = [(float(x), float(y)) for x, y in cv2.perspectiveTransform(pts, found.face_transform)[0]]
+            rows = [_qr_rows(found, x, y) for x, y in middles]
+            if len(middles) == 1:  # the other code, not decoded (blur), is sought where it is printed
+                rows.append(_qr_rows(found, FACE_W - middles[0][0], FACE_H - middles[0][1], reach=QR_SOUGHT))
+            if rows[0] is None or rows[1] is None:
+                return None
+            near, far = sorted((rows[0], rows[1]))
+            outer = far[1] - near[0] + 1
+        return float(self.layout.outer - outer)
 
     def _bars_apart(self, found: Located) -> float | None:
         """How far a Code128 face's two codes lie from each other's place along the card
@@ -255,6 +300,37 @@ class BarcodeReader:
         face = cv2.perspectiveTransform(pts, found.face_transform)[0]
         off = abs(float(face[:, 1].sum()) - FACE_H)
         return off if off > QR_OFF_CENTRE else None
+
+
+def _qr_rows(found: Located, x: float, y: float, reach: int = 70) -> tuple[int, int] | None:
+    """The first and last rows of the face (along the card) that hold dark modules of the
+    QR symbol whose middle is at (``x``, ``y``) of the face, or near it (within ``reach``
+    rows): from there outward, to the last row before its quiet zone. Only the symbol's
+    middle columns are looked at (its neighbours on the face lie beside it, not above
+    it); ``None`` when the symbol runs off the face or no quiet zone is found. Dark is
+    darker than halfway between the region's ink and its paper: low contrast greys the
+    modules, it does not lose them."""
+    x0 = int(round(x)) - QR_MIDDLE
+    y0, y1 = max(0, int(round(y)) - reach), min(FACE_H, int(round(y)) + reach)
+    if x0 < 0 or x0 + 2 * QR_MIDDLE > FACE_W or y1 - y0 < 2 * QR_QUIET_ROWS:
+        return None
+    region = found.region(x0, y0, 2 * QR_MIDDLE, y1 - y0)
+    grey = cv2.cvtColor(region, cv2.COLOR_BGR2GRAY) if region.ndim == 3 else region
+    ink, paper = np.percentile(grey, (5, 95))
+    dark = (grey < (ink + paper) / 2).mean(axis=1) >= 0.04
+    # A run of light rows as deep as the quiet zone's start ends the symbol: the dark rows
+    # nearest the middle, between two such runs, are the symbol's.
+    quiet = np.convolve((~dark).astype(np.int32), np.ones(QR_QUIET_ROWS, np.int32), "valid") == QR_QUIET_ROWS
+    inked = np.flatnonzero(dark)
+    if inked.size == 0:
+        return None
+    mid = int(round(y)) - y0
+    start = int(inked[np.argmin(np.abs(inked - mid))])  # the symbol's dark row nearest its middle
+    starts = np.flatnonzero(quiet)  # row k: rows k .. k + QR_QUIET_ROWS - 1 are light
+    above, below = starts[starts + QR_QUIET_ROWS <= start], starts[starts > start]
+    if above.size == 0 or below.size == 0:
+        return None
+    return y0 + int(above[-1]) + QR_QUIET_ROWS, y0 + int(below[0]) - 1
 
 
 def _bar_blocks(found: Located) -> list[tuple[int, int]]:

@@ -33,6 +33,7 @@ import numpy as np
 
 from dealer.cards import Card
 from vision.barcode import BarcodeReader
+from vision.code_layout import rendered
 from vision.index import IndexReader
 from vision.learn import LearnedDesign, LearnError, bridge_order, learn
 from vision.render import CONDITIONS, GATE_LIKE, render_card_frame
@@ -111,7 +112,7 @@ def _init(designs: dict[str, LearnedDesign]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and reports
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _STATE["index"] = {name: IndexReader(d) for name, d in designs.items()}
-    _STATE["barcode"] = {(b, s): BarcodeReader(b, s, deck_id=DECK)
+    _STATE["barcode"] = {(b, s): BarcodeReader(b, s, deck_id=DECK, layout=rendered(s))
                          for b in ("zxing", "zbar") for s in BARCODE_DESIGNS}
 
 

@@ -45,6 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--backend", choices=("zxing", "zbar"), default="zxing")
     r.add_argument("--deck", type=int, help="accept only cards of this deck id (barcodes)")
     r.add_argument("--boards", action="store_true", help="read board-number stickers, not cards")
+    r.add_argument("--faces", nargs="?", const="printed", choices=("printed", "rendered"),
+                   help="barcoded faces, not stickers: print-deck --faces' (printed, the default) or "
+                   "the renderer's (synthetic frames); at the gate, codes lying closer together than "
+                   "the faces print them are two cards stuck together")
     r.add_argument("--limit", type=positive_int, help="stop after this many frames (any source)")
     r.add_argument("--json", action="store_true", help="one JSON object per line")
     kind = r.add_mutually_exclusive_group()
@@ -120,10 +124,12 @@ def _check_cards():
 
 def _reader(args: argparse.Namespace, *, photo: bool = False):
     if args.barcode:
+        from vision import code_layout
         from vision.barcode import BarcodeReader
 
+        layout = getattr(code_layout, args.faces)(args.barcode) if args.faces else None
         return BarcodeReader(args.backend, args.barcode, deck_id=args.deck,
-                             expect="board" if args.boards else "card", photo=photo)
+                             expect="board" if args.boards else "card", photo=photo, layout=layout)
     from vision.index import IndexReader
     from vision.learn import LearnedDesign, design_path
 

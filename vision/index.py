@@ -31,7 +31,7 @@ import numpy as np
 
 from dealer.cards import Card, Rank, Suit
 from dealer.play_watch import Partial
-from vision import corroborate
+from vision import corroborate, placement
 from vision.decision import Outcome, Read, Reason, Reject
 from vision.glyphs import Glyphs, colourless, corner_glyphs, margin, roi_glyphs
 from vision.learn import CHECK_CARDS, LearnedDesign, LearnError, is_back
@@ -68,6 +68,11 @@ class Thresholds:
     # by how far the cards are apart (issue 15, seventh pass; one real photo in 189 has
     # its corners 21 px apart). A thumb over an index moves one edge of its box, not both.
     index_shift_tol: float = 14.0
+    # At the gate: how much further in from the outline's two ends, together, both
+    # indices may lie than the learning pass put them (px of the face; vision.placement).
+    # Rendered single cards lie within 3.5 (a worn index 7 in 200); two cards stuck
+    # together 8-60 px apart, 3 and more (issue 15, fourteenth pass).
+    index_place_tol: float = 4.0
     colour_margin: float = 0.25  # redness this far (of the red/black gap) from the split
     blur_ratio: float = 0.45  # sharpness below this fraction of the learned frames = blurred
     joker_min: float = 0.80
@@ -219,7 +224,7 @@ class IndexReader:
             second = self._corroborate(reads[0].card, unfit, failed_roi)
             if second is not None:
                 (r2, how, xy), first = second, reads[0]
-                if (off := self._shifted(where[0], xy)) is not None:
+                if (off := self._placed(first.card, where[0], xy, found)) is not None:
                     return off
                 ev = {"design": self.design.name, "rank_score": round(first.rank_score, 3),
                       "suit_score": round(first.suit_score, 3), "corners": 2,
@@ -231,7 +236,7 @@ class IndexReader:
                 return Reject(Reason.FACE_DOWN, "no index in either corner and a patterned middle "
                               "(learn the design with --back to recognise the back itself)")
             if not reads and not any(r.reason is Reason.BLURRED for _, r in fails):
-                both = self._searched(rois)
+                both = self._searched(rois, found)
                 if both is not None:
                     return both
             corner, r = fails[0]
@@ -239,7 +244,7 @@ class IndexReader:
         a, b = reads
         if a.card != b.card:
             return Reject(Reason.DISAGREE, f"top-left reads {a.card}, bottom-right reads {b.card}")
-        if (off := self._shifted(where[0], where[1])) is not None:
+        if (off := self._placed(a.card, where[0], where[1], found)) is not None:
             return off
         ev = {"design": self.design.name,
               "rank_score": round(min(a.rank_score, b.rank_score), 3),
@@ -261,6 +266,24 @@ class IndexReader:
         return Reject(Reason.DISAGREE, f"the corners' indices lie {shift} px apart along the card: "
                       "the outline is not one card's (another card under this one?)")
 
+    def _placed(self, card: Card, a: tuple[int, int, int, int], b: tuple[int, int, int, int],
+                found: Located) -> Reject | None:
+        """Why two corners that name ``card``, their ranks' boxes ``a`` and ``b``, do not lie
+        as one card's in the outline ``found``, or ``None``: apart from each other's place
+        (:meth:`_shifted`) or, at the gate, both further in from the outline's ends than the
+        design prints that rank (:mod:`vision.placement`): the outline is longer than the
+        card, by a card stuck under it."""
+        if (off := self._shifted(a, b)) is not None:
+            return off
+        if self.photo or self.design.rank_places is None:
+            return None
+        further = placement.further_in(self.design.rank_places, int(card.rank), a, b, placement.end_bands(found))
+        if further <= self.t.index_place_tol:
+            return None
+        return Reject(Reason.TWO_CARDS, f"{card}'s indices lie {further:.1f} px further in from the card's ends "
+                      "than this deck prints them: the outline is longer than one card (another card stuck "
+                      "under this one? If every card is refused so, learn the deck again on this gate's floor)")
+
     def _corroborate(self, card: Card, unfit: tuple[Glyphs, np.ndarray] | None,
                      roi: np.ndarray) -> tuple[CornerRead, str, tuple[int, int, int, int]] | None:
         """The failed corner's read of ``card``, which the other corner read on every check,
@@ -280,7 +303,7 @@ class IndexReader:
             return None
         return CornerRead(card, scores[0], 0.0, scores[1], 0.0), "search", scores[2]
 
-    def _searched(self, rois: list[tuple[np.ndarray, Glyphs | Reject]]) -> Read | Reject | None:
+    def _searched(self, rois: list[tuple[np.ndarray, Glyphs | Reject]], found: Located) -> Read | Reject | None:
         """The card both corners show when neither could be read from its shapes.
 
         A court's frame line joined to its index, or a soft, speckled photograph, spoils
@@ -322,7 +345,7 @@ class IndexReader:
             return None
         if a != b:
             return Reject(Reason.DISAGREE, f"searched, the top-left shows {a}, the bottom-right {b}")
-        if (off := self._shifted(box_a, box_b)) is not None:
+        if (off := self._placed(a, box_a, box_b, found)) is not None:
             return off
         return Read(a, self.method, {"design": self.design.name, "rank_score": round(min(ra, rb), 3),
                                      "suit_score": round(min(sa, sb), 3), "corners": 2, "by": "both searched"})

@@ -61,6 +61,7 @@ import numpy as np
 
 from dealer.cards import Card, Rank, Suit
 from dealer.errors import BoardwrightError
+from vision import placement
 from vision.decision import Reject
 from vision.glyphs import (
     ROI_H,
@@ -112,6 +113,11 @@ class LearnedDesign:
     # and the suit's (x, y), medians over the pass. None in designs saved before; a
     # photograph's card is then not sought from its indices (vision.photo_cards).
     index_centres: np.ndarray | None = None
+    # (13, 2) for each rank 2..A: the two corners' rank boxes' top edges summed, and their
+    # bottom edges, each from its end of the card (vision.placement), medians over the pass.
+    # A card stuck under the card lengthens the outline and moves both further in. None in
+    # designs saved before, and in designs learned from photographs: not checked then.
+    rank_places: np.ndarray | None = None
 
     def suit_height_of(self, suit: int) -> float:
         """The learned height of one suit's symbol (the mean over all suits for older designs)."""
@@ -138,6 +144,8 @@ class LearnedDesign:
             arrays["suit_heights"] = self.suit_heights
         if self.index_centres is not None:
             arrays["index_centres"] = self.index_centres
+        if self.rank_places is not None:
+            arrays["rank_places"] = self.rank_places
         if self.joker_template is not None:
             arrays["joker_template"] = self.joker_template
         if self.back_template is not None:
@@ -388,6 +396,9 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray | None]], *, jokers:
         order=order,
         back_template=back_template,
         roi=roi_size,
+        rank_places=placement.learned_places(
+            (int(c.rank), s.glyphs[0].rank_box, s.glyphs[1].rank_box, placement.end_bands(found))
+            for c, s, (_, found) in zip(cards, seen, cards_seen, strict=True)),
     )
 
 

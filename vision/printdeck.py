@@ -25,16 +25,15 @@ from reportlab.pdfgen.canvas import Canvas
 
 from dealer.cards import Card
 from vision import payload
+from vision.code_layout import CARD_MM
+from vision.code_layout import FACE_SYMBOL as FACE_SYMBOL_MM
 
-CARD_W, CARD_H = 63 * mm, 88 * mm
-#: (width, height, distance from the card's end) of the symbol on a printed face,
-#: quiet zone included. The two QR symbols of a face (24 mm, 0.83 mm modules)
-#: are 22 mm apart, so their quiet zones never meet (issue 15: at 35 mm they
-#: overlapped, and a face decoded at only 61 % of rotation angles).
+CARD_W, CARD_H = CARD_MM[0] * mm, CARD_MM[1] * mm
+#: (width, height, distance from the card's end) of the symbol on a printed face, quiet
+#: zone included, in points (vision.code_layout.FACE_SYMBOL holds them in mm, for the
+#: barcode reader's placement check too).
 FACE_SYMBOL: dict[str, tuple[float, float, float]] = {
-    "qr": (24 * mm, 24 * mm, 9 * mm),
-    "code128": (55 * mm, 12 * mm, 12 * mm),
-}
+    k: (w * mm, h * mm, inset * mm) for k, (w, h, inset) in FACE_SYMBOL_MM.items()}
 
 
 def _modules(text: str, symbology: str) -> np.ndarray:

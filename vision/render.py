@@ -25,6 +25,7 @@ import zxingcpp
 
 from dealer.cards import Card, Rank, Suit
 from vision import payload as payload_mod
+from vision.code_layout import RENDERED_SYMBOL
 from vision.designs import DESIGNS, DeckDesign
 from vision.real_decks import REAL_DECKS, real_face
 
@@ -223,12 +224,13 @@ def barcode_image(text: str, symbology: str, module: float) -> np.ndarray:
 
 def _barcodes(face: np.ndarray, design: DeckDesign, text: str) -> None:
     """The same payload near each end, the second turned 180° (read either way round)."""
+    module, y = RENDERED_SYMBOL[design.barcode or "qr"]  # the reader checks the same layout
     if design.barcode == "qr":
-        sym = barcode_image(text, "qr", 4)  # 29 modules incl. quiet zone -> 116 px
-        x, y = FACE_W - sym.shape[1] - 16, 40  # top right; the turned copy lands bottom left
+        sym = barcode_image(text, "qr", module)  # 29 modules incl. quiet zone -> 116 px
+        x = FACE_W - sym.shape[1] - 16  # top right; the turned copy lands bottom left
     else:
-        sym = barcode_image(text, "code128", 2.5)  # 110 modules incl. quiet zone -> 275 px
-        x, y = (FACE_W - sym.shape[1]) // 2, 118
+        sym = barcode_image(text, "code128", module)  # 110 modules incl. quiet zone -> 275 px
+        x = (FACE_W - sym.shape[1]) // 2
     h, w = sym.shape
     for _ in range(2):
         face[y : y + h, x : x + w] = sym[..., None]
@@ -269,10 +271,10 @@ class Distortions:
     jpeg: tuple[int, int] = (85, 95)
     worn: tuple[float, float] = (0.0, 0.0)  # fading of the index (0..1)
     second_card: bool = False  # a double feed: another card overlaps
-    # With ``second_card``: the card behind offset only this far (px, along the card's
-    # long side, drawn from the range), two cards stuck together, all but aligned; the
-    # renderer draws no edge where the top card lies on it. (0, 0): far enough apart
-    # to show its own code.
+    # With ``second_card``: the card under it sticks out only this far (px, along the
+    # card's long side, drawn from the range): two cards stuck together, all but aligned,
+    # of one size, tilt and turn (:func:`_stuck_under`); the renderer draws no edge where
+    # the top card lies on it. (0, 0): far enough apart to show its own code.
     stuck: tuple[float, float] = (0.0, 0.0)
     floor: str = "dark"  # the gate floor: "dark", "light" (grey-beige) or "wood" (light oak)
     warm: tuple[float, float] = (0.0, 0.0)  # warm light: blue down, red up by this share
@@ -330,9 +332,9 @@ def _u(rng: np.random.Generator, lohi: tuple[float, float]) -> float:
     return float(rng.uniform(lohi[0], lohi[1])) if lohi[1] > lohi[0] else float(lohi[0])
 
 
-def _place(frame: np.ndarray, face: np.ndarray, rng: np.random.Generator, d: Distortions,
-           offset: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
-    """Warp ``face`` (BGR, or BGRA with rounded corners) into ``frame``; returns its corners."""
+def _placement(rng: np.random.Generator, d: Distortions, offset: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+    """Where the face's corners (0,0) (W,0) (W,H) (0,H) go in the frame: a scale, a turn,
+    a place and a tilt drawn inside ``d``."""
     scale = _u(rng, d.scale)
     angle = 90.0 + (180.0 if d.flip_180 and rng.random() < 0.5 else 0.0)
     angle += float(rng.uniform(-d.jitter_deg, d.jitter_deg))
@@ -344,8 +346,15 @@ def _place(frame: np.ndarray, face: np.ndarray, rng: np.random.Generator, d: Dis
     corners = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
     dst = corners @ rot.T + [cx, cy]
     dst += rng.uniform(-d.perspective, d.perspective, size=(4, 2))
-    src = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
-    m = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+    return dst
+
+
+_FACE_CORNERS = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
+
+
+def _warp_into(frame: np.ndarray, face: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Warp ``face`` (BGR, or BGRA with rounded corners) into ``frame`` with its corners at ``dst``."""
+    m = cv2.getPerspectiveTransform(_FACE_CORNERS, dst.astype(np.float32))
     if face.shape[2] == 4:  # a real deck's face: blend by its alpha (rounded corners)
         warped = cv2.warpPerspective(face, m, (FRAME_W, FRAME_H), flags=cv2.INTER_LINEAR)
         a = warped[..., 3:4].astype(np.float32) / 255.0
@@ -354,6 +363,31 @@ def _place(frame: np.ndarray, face: np.ndarray, rng: np.random.Generator, d: Dis
         cv2.warpPerspective(face, m, (FRAME_W, FRAME_H), dst=frame, flags=cv2.INTER_LINEAR,
                             borderMode=cv2.BORDER_TRANSPARENT)
     return dst
+
+
+def _place(frame: np.ndarray, face: np.ndarray, rng: np.random.Generator, d: Distortions,
+           offset: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+    """Warp ``face`` into ``frame`` at a placement drawn inside ``d``; returns its corners."""
+    return _warp_into(frame, face, _placement(rng, d, offset))
+
+
+def _stuck_under(top: np.ndarray, rng: np.random.Generator, d: Distortions) -> np.ndarray:
+    """The corners of a card stuck under the one whose corners are ``top``.
+
+    Two cards stuck together lie in one plane and pass the feeder's side guides
+    together: the card under is the top card's size, tilt and turn, moved along the
+    card's long side by a gap drawn from ``d.stuck`` (either end), across it by up to
+    3 px and turned by up to 1°. Drawn in the face's own units and carried into the
+    frame by the top card's perspective, as the camera sees both.
+    """
+    apart = _u(rng, d.stuck) * float(rng.choice([-1, 1]))
+    across = float(rng.uniform(-3, 3))
+    twist = np.radians(float(rng.uniform(-1, 1)))
+    c, s = np.cos(twist), np.sin(twist)
+    mid = np.array([FACE_W / 2, FACE_H / 2])
+    moved = (_FACE_CORNERS - mid) @ np.array([[c, -s], [s, c]]).T + mid + [across, apart]
+    m = cv2.getPerspectiveTransform(_FACE_CORNERS, top.astype(np.float32))
+    return cv2.perspectiveTransform(moved.reshape(-1, 1, 2).astype(np.float64), m.astype(np.float64)).reshape(4, 2)
 
 
 def _floor(kind: str, rng: np.random.Generator) -> np.ndarray:
@@ -436,12 +470,16 @@ def render_card_frame(
     rng = np.random.default_rng(seed)
     frame = _floor(d.floor, rng)
     shift = 0.0
-    if d.second_card:  # the card behind sticks out far enough to show its own code
+    placed: np.ndarray | None = None  # where the top card lies, when drawn before it
+    if d.second_card and d.stuck[1] > 0:  # two cards stuck together, as one
+        other = Card((int(card or 0) + 1 + int(rng.integers(0, 50))) % 52)
+        placed = _placement(rng, d)
+        _warp_into(frame, render_face(other, des, deck_id=deck_id), _stuck_under(placed, rng, d))
+    elif d.second_card:  # the card behind sticks out far enough to show its own code
         other = Card((int(card or 0) + 1 + int(rng.integers(0, 50))) % 52)
         side = float(rng.choice([-1, 1]))
-        apart = _u(rng, d.stuck) if d.stuck[1] > 0 else 150.0
-        _place(frame, render_face(other, des, deck_id=deck_id), rng, d, offset=(side * apart, 0.0))
-        shift = 0.0 if d.stuck[1] > 0 else -side * 60
+        _place(frame, render_face(other, des, deck_id=deck_id), rng, d, offset=(side * 150.0, 0.0))
+        shift = -side * 60
     if card is not None or joker:
         if real is not None:
             if joker:
@@ -454,7 +492,8 @@ def render_card_frame(
         worn = _u(rng, d.worn) if face_up else 0.0
         if worn > 0:
             face = _wear(face, rng, worn)
-        corners = _place(frame, face, rng, d, offset=(shift, 0.0))
+        corners = (_warp_into(frame, face, placed) if placed is not None
+                   else _place(frame, face, rng, d, offset=(shift, 0.0)))
         for k in range(d.thumb):
             _thumb(frame, corners, rng, k, d.thumb)
     return _photograph(frame, rng, d)

@@ -118,8 +118,10 @@ class EmulatorCamera:
 
         if DESIGNS[self.design].barcode:
             from vision.barcode import BarcodeReader
+            from vision.code_layout import rendered
 
-            return BarcodeReader("zxing", DESIGNS[self.design].barcode or "qr")
+            symbology = DESIGNS[self.design].barcode or "qr"
+            return BarcodeReader("zxing", symbology, layout=rendered(symbology))
         from vision.index import IndexReader
         from vision.learn import learn
         from vision.render import render_card_frame
