@@ -272,12 +272,35 @@ def test_two_cards_stuck_together_10_px_apart_are_two_cards_by_where_the_indices
         assert f"{card}'s indices lie" in out.detail and "longer than one card" in out.detail
 
 
+def test_two_cards_stuck_together_8_px_apart_are_two_cards_by_both_measures_at_once(
+        standard: IndexReader) -> None:
+    # Issue 15, fourteenth pass: 8 px apart, the least the bench draws, some pairs' indices
+    # lie only 3-4 px further in than learned: within a single card's reach. But a stuck
+    # pair moves one end's index only, so they also lie off each other's place, where
+    # single cards that far in lie near it: further in (on average, top and bottom
+    # edges) by over 2 px and, with how far off, by over 8 is two cards.
+    from dataclasses import replace
+
+    from vision.index import Thresholds
+    from vision.render import NORMAL
+
+    one_measure = IndexReader(standard.design, Thresholds(index_place_joint=(99.0, 99.0)))
+    for seed in (6, 28, 40, 51):
+        card = Card(seed % 52)
+        frame = render_card_frame(card, seed=seed, distortions=replace(NORMAL, second_card=True, stuck=(8.0, 8.0)))
+        assert one_measure.read(frame).card == card, seed
+        out = standard.read(frame)
+        assert not out.accepted and out.reason is Reason.TWO_CARDS, (seed, out)
+        assert "px further in from the card's ends" in out.detail and "off each other's place" in out.detail
+
+
 def test_where_the_indices_lie_is_learned_per_rank_and_saved(standard: IndexReader, tmp_path) -> None:  # type: ignore[no-untyped-def]
     places = standard.design.rank_places
-    assert places is not None and places.shape == (13, 2)
+    assert places is not None and places.shape == (13, 3)
     # the two top edges' sum is about twice the index's depth from the card's end, the
     # bottom edges' about twice that plus the rank's height
     assert np.all(places[:, 1] - places[:, 0] > 1.5 * standard.design.rank_height)
+    assert np.all(places[:, 2] <= 2)  # a rendered deck is cut true: its corners' indices alike
     again = LearnedDesign.load(standard.design.save(tmp_path / "standard.npz"))
     assert again.rank_places is not None and np.array_equal(again.rank_places, places)
 

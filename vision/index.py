@@ -73,6 +73,12 @@ class Thresholds:
     # Rendered single cards lie within 3.5 (a worn index 7 in 200); two cards stuck
     # together 8-60 px apart, 3 and more (issue 15, fourteenth pass).
     index_place_tol: float = 4.0
+    # ... or further in on average (top and bottom edges) by more than the first, and by
+    # more than the second together with how much further the two indices lie from each
+    # other's place than the pass's: a stuck pair moves one end's index only, so both
+    # measures grow at once (fourteenth pass: over 5,958 rendered single cards this
+    # refused none that the first did not; of 1,223 pairs 8-12 px apart, read 3).
+    index_place_joint: tuple[float, float] = (2.0, 8.0)
     colour_margin: float = 0.25  # redness this far (of the red/black gap) from the split
     blur_ratio: float = 0.45  # sharpness below this fraction of the learned frames = blurred
     joker_min: float = 0.80
@@ -273,16 +279,24 @@ class IndexReader:
         (:meth:`_shifted`) or, at the gate, both further in from the outline's ends than the
         design prints that rank (:mod:`vision.placement`): the outline is longer than the
         card, by a card stuck under it."""
-        if (off := self._shifted(a, b)) is not None:
-            return off
+        if (shifted := self._shifted(a, b)) is not None:
+            return shifted
         if self.photo or self.design.rank_places is None:
             return None
-        further = placement.further_in(self.design.rank_places, int(card.rank), a, b, placement.end_bands(found))
-        if further <= self.t.index_place_tol:
+        places = self.design.rank_places
+        bands = placement.end_bands(found)
+        further = placement.further_in(places, int(card.rank), a, b, bands)
+        mean = placement.further_in(places, int(card.rank), a, b, bands, mean=True)
+        off = placement.apart(a, b) - (float(places[int(card.rank) - 2][2]) if places.shape[1] > 2 else 0.0)
+        least, together = self.t.index_place_joint
+        if further <= self.t.index_place_tol and not (mean > least and mean + off > together):
             return None
+        also = f", and {off:.0f} px off each other's place," if further <= self.t.index_place_tol else ""
+        further = max(further, mean)
         return Reject(Reason.TWO_CARDS, f"{card}'s indices lie {further:.1f} px further in from the card's ends "
-                      "than this deck prints them: the outline is longer than one card (another card stuck "
-                      "under this one? If every card is refused so, learn the deck again on this gate's floor)")
+                      f"than this deck prints them{also}: the outline is longer than one card (another card "
+                      "stuck under this one? If every card is refused so, learn the deck again on this gate's "
+                      "floor)")
 
     def _corroborate(self, card: Card, unfit: tuple[Glyphs, np.ndarray] | None,
                      roi: np.ndarray) -> tuple[CornerRead, str, tuple[int, int, int, int]] | None:

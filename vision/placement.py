@@ -79,20 +79,31 @@ def rank_edges(a: Box, b: Box, bands: tuple[int, int]) -> tuple[float, float]:
     return float(top), float(bottom)
 
 
+def apart(a: Box, b: Box) -> float:
+    """How far the two corners' rank boxes lie from each other's place along the card: the
+    top edges compared and the bottom edges, the nearer taken (cutting off-centre moves
+    this, and a card stuck under the card)."""
+    return float(min(abs(a[1] - b[1]), abs(a[1] + a[3] - b[1] - b[3])))
+
+
 def learned_places(seen: Iterable[tuple[int, Box, Box, tuple[int, int]]]) -> np.ndarray:
-    """(13, 2): for each rank 2..A, the median over the learning pass of :func:`rank_edges`.
-    ``seen``: (rank, top-left box, bottom-right box, :func:`end_bands`) for each card."""
-    by_rank: dict[int, list[tuple[float, float]]] = {r: [] for r in range(2, 15)}
+    """(13, 3): for each rank 2..A, the medians over the learning pass of :func:`rank_edges`
+    (two columns) and of :func:`apart`. ``seen``: (rank, top-left box, bottom-right box,
+    :func:`end_bands`) for each card."""
+    by_rank: dict[int, list[tuple[float, float, float]]] = {r: [] for r in range(2, 15)}
     for rank, a, b, bands in seen:
-        by_rank[rank].append(rank_edges(a, b, bands))
+        by_rank[rank].append((*rank_edges(a, b, bands), apart(a, b)))
     return np.array([np.median(np.array(by_rank[r]), axis=0) for r in range(2, 15)], np.float32)
 
 
-def further_in(places: np.ndarray, rank: int, a: Box, b: Box, bands: tuple[int, int]) -> float:
+def further_in(places: np.ndarray, rank: int, a: Box, b: Box, bands: tuple[int, int], *,
+               mean: bool = False) -> float:
     """How much further in from the outline's ends the two indices lie than the learned
     ``places`` put them (px of the 300×420 face; < 0: nearer the ends). The top edges are
-    compared, and the bottom edges, and the nearer taken: a thumb or a lost stroke moves
-    one edge of a box only."""
+    compared, and the bottom edges, and the nearer taken (a thumb or a lost stroke moves
+    one edge of a box only); ``mean``: their mean."""
     top, bottom = rank_edges(a, b, bands)
     d_top, d_bottom = top - float(places[rank - 2][0]), bottom - float(places[rank - 2][1])
+    if mean:
+        return (d_top + d_bottom) / 2
     return d_top if abs(d_top) <= abs(d_bottom) else d_bottom
