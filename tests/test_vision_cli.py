@@ -68,6 +68,27 @@ def test_read_barcoded_faces_refuses_a_stuck_pair_only_when_told_the_faces(
     assert faces[1]["reject"] == "two cards" and "closer together than the renderer's QR faces" in faces[1]["detail"]
 
 
+def test_a_design_learned_before_the_places_is_read_with_a_note_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import dataclasses
+
+    from vision.learn import LearnedDesign
+
+    design = tmp_path / "std.npz"
+    assert main(["vision", "learn", "std", "--source", "synthetic:design=standard,cards=sorted+check,seed=4",
+                 "-o", str(design)]) == 0
+    old = dataclasses.replace(LearnedDesign.load(design), rank_places=None)
+    old.save(tmp_path / "old.npz")
+    capsys.readouterr()
+    assert main(["vision", "read", "synthetic:cards=SA+TD,seed=9", "--design", str(tmp_path / "old.npz"),
+                 "--json"]) == 0
+    got = capsys.readouterr()
+    assert [r["card"] for r in _json_lines(got.out)] == ["SA", "DT"]
+    assert got.err.count("note: design 'std' was learned before") == 1 and "--replace" in got.err
+    assert main(["vision", "read", "synthetic:cards=SA,seed=9", "--design", str(design), "--json"]) == 0
+    assert "note:" not in capsys.readouterr().err
+
+
 def test_bad_source_or_design_is_one_line_and_status_2(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["vision", "read", str(tmp_path / "nope"), "--barcode"]) == 2

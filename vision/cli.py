@@ -149,8 +149,15 @@ def _read(args: argparse.Namespace) -> int:
     source = open_source(args.source, limit=args.limit)
     photos: dict[str, Path] = getattr(source, "photos", {})
     counts = {"read": 0, "rejected": 0, "errors": 0}
+    noted = False
     for name, frame in source:
         reader = photo_reader if name in photos else reader_of_all
+        design = getattr(reader, "design", None)
+        if not noted and not reader.photo and design is not None and design.rank_places is None:
+            noted = True  # said once, for the first frame read as the gate's
+            print(f"note: design {design.name!r} was learned before the reader learned where its "
+                  "indices lie: a card stuck under another is not looked for at the gate (learn it "
+                  f"again: vision learn {design.name} --replace)", file=sys.stderr)
         if args.limit is not None and sum(counts.values()) >= args.limit:
             break
         if frame is None:
