@@ -43,6 +43,19 @@ def _faces(pdf: Path, tmp: Path) -> list[np.ndarray]:
     return faces
 
 
+def _laid_on_the_gate(face: np.ndarray, angle: float, longer: int = 0) -> np.ndarray:
+    """A 640×480 gate frame of ``face`` (grey), 400 px long, turned ``angle``° off the feed,
+    on the dark floor; ``longer``: a card under it sticks out this far (face px) past its end."""
+    h, w = face.shape
+    if longer:  # paper below the face: the outline of a card under it, sticking out
+        face = np.vstack([face, np.full((longer, w), 235, np.uint8)])
+        face[h:, :2] = face[h:, -2:] = face[-2:, :] = 150
+    m = cv2.getRotationMatrix2D((w / 2, face.shape[0] / 2), 90 + angle, 400 / h)
+    m[0, 2] += 320 - w / 2
+    m[1, 2] += 240 - face.shape[0] / 2
+    return cv2.cvtColor(cv2.warpAffine(face, m, (640, 480), borderValue=35), cv2.COLOR_GRAY2BGR)
+
+
 def test_every_qr_face_decodes_at_every_5_degrees(tmp_path: Path) -> None:
     pdf = tmp_path / "deck.pdf"
     print_deck(pdf, deck_id=7, symbology="qr", faces=True, jokers=2)
@@ -88,15 +101,7 @@ def test_printed_code128_faces_have_their_bars_where_the_placement_check_expects
     assert len(faces) == 9
 
     def apart(face: np.ndarray, angle: float, longer: int = 0) -> float:
-        h, w = face.shape
-        if longer:  # paper below the face: the outline of a card under it, sticking out
-            face = np.vstack([face, np.full((longer, w), 235, np.uint8)])
-            face[h:, :2] = face[h:, -2:] = face[-2:, :] = 150
-        m = cv2.getRotationMatrix2D((w / 2, face.shape[0] / 2), 90 + angle, 400 / h)
-        m[0, 2] += 320 - w / 2
-        m[1, 2] += 240 - face.shape[0] / 2
-        warped = cv2.warpAffine(face, m, (640, 480), borderValue=35)
-        found = locate(cv2.cvtColor(warped, cv2.COLOR_GRAY2BGR))
+        found = locate(_laid_on_the_gate(face, angle, longer))
         assert isinstance(found, Located), found
         blocks = _bar_blocks(found)
         assert len(blocks) == 2, blocks
@@ -107,18 +112,6 @@ def test_printed_code128_faces_have_their_bars_where_the_placement_check_expects
         assert apart(face, angle=(-4, 0, 4)[k % 3]) <= 2
     assert apart(faces[0], 0, longer=40) > BARS_APART
 
-
-def _laid_on_the_gate(face: np.ndarray, angle: float, longer: int = 0) -> np.ndarray:
-    """A 640×480 gate frame of ``face`` (grey), 400 px long, turned ``angle``° off the feed,
-    on the dark floor; ``longer``: a card under it sticks out this far (face px) past its end."""
-    h, w = face.shape
-    if longer:  # paper below the face: the outline of a card under it, sticking out
-        face = np.vstack([face, np.full((longer, w), 235, np.uint8)])
-        face[h:, :2] = face[h:, -2:] = face[-2:, :] = 150
-    m = cv2.getRotationMatrix2D((w / 2, face.shape[0] / 2), 90 + angle, 400 / h)
-    m[0, 2] += 320 - w / 2
-    m[1, 2] += 240 - face.shape[0] / 2
-    return cv2.cvtColor(cv2.warpAffine(face, m, (640, 480), borderValue=35), cv2.COLOR_GRAY2BGR)
 
 
 @pytest.mark.parametrize("symbology", ["qr", "code128"])
