@@ -68,6 +68,56 @@ def test_read_barcoded_faces_refuses_a_stuck_pair_only_when_told_the_faces(
     assert faces[1]["reject"] == "two cards" and "closer together than the renderer's QR faces" in faces[1]["detail"]
 
 
+def test_a_sticker_decks_codes_are_learned_card_by_card_and_a_stuck_pair_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 15, fourteenth pass: stickers put on by hand lie each a millimetre or two from
+    # their place, so no one layout fits a sticker deck; each card's is learned from one
+    # pass, in any order. Then a card with another stuck under it 10 px out is two cards.
+    from dataclasses import replace
+
+    from vision.render import NORMAL
+
+    layout = tmp_path / "club.codes.json"
+    assert main(["vision", "learn-codes", "club", "--source", "synthetic:design=qr-stickers,cards=bridge,deck=3,seed=8",
+                 "--deck", "3", "-o", str(layout)]) == 0
+    assert "learned where the codes of the 52 cards of 'club' lie" in capsys.readouterr().out
+    assert main(["vision", "learn-codes", "club", "--source", "synthetic:design=qr-stickers,cards=SA,deck=3",
+                 "-o", str(layout)]) == 2  # never over a layout without --replace
+    assert "already exists" in capsys.readouterr().err
+    stuck = replace(NORMAL, second_card=True, stuck=(10.0, 10.0))
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for i, c in enumerate(("HQ", "C3", "SA")):
+        cv2.imwrite(str(frames / f"a{i}-alone.png"),
+                    render_card_frame(Card.parse(c), design="qr-stickers", deck_id=3, seed=40 + i))
+        cv2.imwrite(str(frames / f"b{i}-stuck.png"),
+                    render_card_frame(Card.parse(c), design="qr-stickers", deck_id=3, seed=50 + i, distortions=stuck))
+    assert main(["vision", "read", str(frames), "--barcode", "--deck", "3", "--faces", str(layout), "--json"]) == 0
+    rows = {r["frame"]: r for r in _json_lines(capsys.readouterr().out)}
+    assert [rows[f"a{i}-alone.png"].get("card") for i in range(3)] == ["HQ", "C3", "SA"]
+    details = [rows[f"b{i}-stuck.png"]["detail"] for i in range(3)]
+    assert all(rows[f"b{i}-stuck.png"]["reject"] == "two cards" for i in range(3)), details
+    assert any("closer together than the learned 'club' deck's codes" in d for d in details), details
+    # Without the layout, two of the three pairs are read as their top card.
+    assert main(["vision", "read", str(frames), "--barcode", "--deck", "3", "--json"]) == 0
+    plain = {r["frame"]: r for r in _json_lines(capsys.readouterr().out)}
+    assert sum("card" in plain[f"b{i}-stuck.png"] for i in range(3)) == 2
+    # The renderer's one layout does not fit stickers put on by hand: it refuses single cards.
+    assert main(["vision", "read", str(frames), "--barcode", "--deck", "3", "--faces", "rendered", "--json"]) == 0
+    assert sum(r.get("reject") == "two cards" for r in _json_lines(capsys.readouterr().out)) > 3
+
+
+def test_learning_codes_names_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["vision", "learn-codes", "x", "--source", "synthetic:design=qr-stickers,cards=SA+HK,deck=3",
+                 "-o", str(tmp_path / "x.json")]) == 2
+    assert "the pass lacks 50 card(s)" in capsys.readouterr().err
+    assert not (tmp_path / "x.json").exists()
+    (tmp_path / "bad.json").write_text("{ not json")
+    assert main(["vision", "read", "synthetic:cards=SA,design=qr", "--barcode", "--faces",
+                 str(tmp_path / "bad.json")]) == 2
+    assert "bad.json: not a learned code layout" in capsys.readouterr().err
+
+
 def test_a_design_learned_before_the_places_is_read_with_a_note_once(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import dataclasses

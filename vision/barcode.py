@@ -22,11 +22,13 @@ barcoded cards (see docs/vision.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import cv2
 import numpy as np
 
+from dealer.cards import Card
+from dealer.errors import BoardwrightError
 from vision import payload
 from vision.code_layout import CodeLayout
 from vision.decision import Outcome, Read, Reason, Reject
@@ -216,7 +218,7 @@ class BarcodeReader:
             return Reject(Reason.TWO_CARDS, f"{p.card} decoded, but its two codes are not placed as one "
                           f"card's: their middle is {off:.0f} px off the outline's along the card "
                           "(another card under this one?)")
-        closer = self._closer(found, symbols) if isinstance(found, Located) else None
+        closer = self._closer(found, symbols, int(p.card)) if isinstance(found, Located) else None
         if closer is not None:
             ev["codes_closer_px"] = round(closer, 1)
         if closer is not None and closer > CODES_CLOSER:
@@ -232,30 +234,36 @@ class BarcodeReader:
                           "its edge?)")
         return Read(p.card, self.method, ev)
 
-    def _closer(self, found: Located, symbols: list[Symbol]) -> float | None:
+    def _closer(self, found: Located, symbols: list[Symbol], card: int) -> float | None:
         """How much closer together, along the card, the two codes' outer rows lie than
-        :attr:`layout` prints them (px of the face; < 0: further apart). ``None`` unless at
-        the gate, with a layout, and both codes' rows measured."""
-        if self.layout is None or self.photo:
+        :attr:`layout` prints them for ``card`` (px of the face; < 0: further apart).
+        ``None`` unless at the gate, with a layout that knows the card, and both codes'
+        rows measured."""
+        if self.layout is None or self.photo or (expected := self.layout.outer_of(card)) is None:
             return None
+        outer = self.outer(found, symbols)
+        return None if outer is None else float(expected - outer)
+
+    def outer(self, found: Located, symbols: list[Symbol]) -> float | None:
+        """How far apart, along the card, the outer rows of the face's two codes' dark
+        modules lie (px of the face; :class:`vision.code_layout.CodeLayout`), or ``None``
+        when both cannot be measured."""
         if self.symbology == "code128":
             blocks = _bar_blocks(found)
             if len(blocks) != 2:
                 return None
-            outer = blocks[1][1] - blocks[0][0] + 1
-        else:
-            if len(symbols) not in (1, 2):
-                return None
-            pts = np.array([[c for _, c in symbols]], np.float32)
-            middles = [(float(x), float(y)) for x, y in cv2.perspectiveTransform(pts, found.face_transform)[0]]
-            rows = [_qr_rows(found, x, y) for x, y in middles]
-            if len(middles) == 1:  # the other code, not decoded (blur), is sought where it is printed
-                rows.append(_qr_rows(found, FACE_W - middles[0][0], FACE_H - middles[0][1], reach=QR_SOUGHT))
-            if rows[0] is None or rows[1] is None:
-                return None
-            near, far = sorted((rows[0], rows[1]))
-            outer = far[1] - near[0] + 1
-        return float(self.layout.outer - outer)
+            return float(blocks[1][1] - blocks[0][0] + 1)
+        if len(symbols) not in (1, 2):
+            return None
+        pts = np.array([[c for _, c in symbols]], np.float32)
+        middles = [(float(x), float(y)) for x, y in cv2.perspectiveTransform(pts, found.face_transform)[0]]
+        rows = [_qr_rows(found, x, y) for x, y in middles]
+        if len(middles) == 1:  # the other code, not decoded (blur), is sought where it is printed
+            rows.append(_qr_rows(found, FACE_W - middles[0][0], FACE_H - middles[0][1], reach=QR_SOUGHT))
+        if rows[0] is None or rows[1] is None:
+            return None
+        near, far = sorted((rows[0], rows[1]))
+        return float(far[1] - near[0] + 1)
 
     def _bars_apart(self, found: Located) -> float | None:
         """How far a Code128 face's two codes lie from each other's place along the card
@@ -382,3 +390,39 @@ def paper_share(face: np.ndarray | Located) -> float:
         inner = face[40:380:2, 30:270:2].min(axis=2)
         margin = float(np.median(face[150:270, 3:9].min(axis=2)))
     return float(np.mean(inner > margin * 0.75))
+
+
+def learn_layout(name: str, frames: Iterable[tuple[str, np.ndarray | None]], *, symbology: str = "qr",
+                 backend: str = "zxing", deck_id: int | None = None) -> CodeLayout:
+    """Each card's codes' outer extent (:class:`~vision.code_layout.CodeLayout`) from one pass
+    of a barcoded deck through the gate, in any order: a sticker deck's stickers lie each
+    where they were put, so its cards are learned one by one. Every one of the 52 cards
+    must be read on its own and measured; a card seen twice must measure alike. Else
+    :class:`~dealer.errors.BoardwrightError`, naming the frame or the card."""
+    reader = BarcodeReader(backend, symbology, deck_id=deck_id)
+    seen: dict[int, list[float]] = {}
+    for frame_name, frame in frames:
+        if frame is None:
+            raise BoardwrightError(f"{frame_name}: the image could not be decoded")
+        out = reader.read(frame)
+        if isinstance(out, Reject) or out.card is None:
+            why = f"{out.label}: {out.detail}" if isinstance(out, Reject) else "a board sticker"
+            raise BoardwrightError(f"{frame_name}: not read ({why}); every card of the pass must be read "
+                                   "on its own")
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        found = locate(frame, grey)
+        outer = reader.outer(found, reader.symbols(frame, grey)) if isinstance(found, Located) else None
+        if outer is None:
+            raise BoardwrightError(f"{frame_name}: {out.card} read, but its two codes could not be measured "
+                                   "(show it again, in focus, whole)")
+        seen.setdefault(int(out.card), []).append(outer)
+    missing = [str(c) for c in Card.all() if int(c) not in seen]
+    if missing:
+        raise BoardwrightError(f"the pass lacks {len(missing)} card(s): {' '.join(missing)}")
+    for k, outers in seen.items():
+        if max(outers) - min(outers) > 2 * CODES_CLOSER:
+            raise BoardwrightError(f"{Card(k)} was seen {len(outers)} times, its codes "
+                                   f"{min(outers):.0f} to {max(outers):.0f} px apart: was one of them two cards "
+                                   "stuck together? Show each card once, on its own")
+    per_card = {k: float(np.median(v)) for k, v in seen.items()}
+    return CodeLayout(f"the learned {name!r} deck's codes", 0.0, per_card, symbology)

@@ -45,10 +45,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--backend", choices=("zxing", "zbar"), default="zxing")
     r.add_argument("--deck", type=int, help="accept only cards of this deck id (barcodes)")
     r.add_argument("--boards", action="store_true", help="read board-number stickers, not cards")
-    r.add_argument("--faces", nargs="?", const="printed", choices=("printed", "rendered"),
-                   help="barcoded faces, not stickers: print-deck --faces' (printed, the default) or "
-                   "the renderer's (synthetic frames); at the gate, codes lying closer together than "
-                   "the faces print them are two cards stuck together")
+    r.add_argument("--faces", nargs="?", const="printed", metavar="LAYOUT",
+                   help="where the deck's codes lie, so that at the gate codes lying closer together "
+                   "are two cards stuck together: 'printed' (print-deck --faces, the default), "
+                   "'rendered' (synthetic frames), or a sticker deck's layout learned with "
+                   "'vision learn-codes' (its name or .json file)")
     r.add_argument("--limit", type=positive_int, help="stop after this many frames (any source)")
     r.add_argument("--json", action="store_true", help="one JSON object per line")
     kind = r.add_mutually_exclusive_group()
@@ -78,6 +79,20 @@ def register(sub: argparse._SubParsersAction) -> None:
                        help="frames to wait for each check card (default 1 for files, 300 for cameras)")
     learn.add_argument("-o", "--output", help="store here instead of the instance folder")
     learn.set_defaults(func=_learn)
+
+    lc = vs.add_parser("learn-codes", help="learn where a barcoded deck's codes lie, card by card (stickers)",
+                       description="Show the 52 cards of a barcoded deck, each once, on its own, in any "
+                       "order (each code names its card). Where each card's two codes lie is saved, "
+                       "and 'vision read --faces NAME' refuses a card whose codes lie closer together "
+                       "than that: two cards stuck together.")
+    lc.add_argument("name", help="layout name, stored in the instance folder")
+    lc.add_argument("--source", required=True, help="frames of the 52 cards")
+    lc.add_argument("--barcode", default="qr", choices=("qr", "code128"), help="the deck's symbology")
+    lc.add_argument("--backend", choices=("zxing", "zbar"), default="zxing")
+    lc.add_argument("--deck", type=int, help="accept only cards of this deck id")
+    lc.add_argument("--replace", action="store_true", help="overwrite a layout of that name")
+    lc.add_argument("-o", "--output", help="store here instead of the instance folder")
+    lc.set_defaults(func=_learn_codes)
 
     b = vs.add_parser("bench", help="run the recognisers over rendered frames (bench/vision.py)")
     b.add_argument("--frames", type=positive_int, default=2000, help="frames per recogniser")
@@ -127,7 +142,14 @@ def _reader(args: argparse.Namespace, *, photo: bool = False):
         from vision import code_layout
         from vision.barcode import BarcodeReader
 
-        layout = getattr(code_layout, args.faces)(args.barcode) if args.faces else None
+        layout = None
+        if args.faces in ("printed", "rendered"):
+            layout = getattr(code_layout, args.faces)(args.barcode)
+        elif args.faces:
+            layout = code_layout.CodeLayout.load(code_layout.layout_path(args.faces))
+            if layout.symbology and layout.symbology != args.barcode:
+                raise BoardwrightError(f"--faces {args.faces}: learned for {layout.symbology} codes, "
+                                       f"not {args.barcode}")
         return BarcodeReader(args.backend, args.barcode, deck_id=args.deck,
                              expect="board" if args.boards else "card", photo=photo, layout=layout)
     from vision.index import IndexReader
@@ -212,6 +234,26 @@ def _learn(args: argparse.Namespace) -> int:
     design.save(path)
     extra = (f", {args.jokers} joker(s)" if args.jokers else "") + (", the back" if args.back else "")
     print(f"learned design {args.name!r} from 52 cards{extra} -> {path}")
+    return 0
+
+
+def _learn_codes(args: argparse.Namespace) -> int:
+    from vision.barcode import learn_layout
+    from vision.code_layout import layout_path
+    from vision.sources import open_source
+
+    path = Path(args.output) if args.output else layout_path(args.name)
+    if path.is_dir():
+        raise BoardwrightError(f"{path}: cannot save the layout: that is a folder; give a file name")
+    if path.exists() and not args.replace:
+        raise BoardwrightError(f"layout {args.name!r} already exists at {path}; "
+                               "give --replace to learn it again over the old one")
+    layout = learn_layout(args.name, open_source(args.source), symbology=args.barcode, backend=args.backend,
+                          deck_id=args.deck)
+    layout.save(path)
+    outers = list((layout.per_card or {}).values())
+    print(f"learned where the codes of the 52 cards of {args.name!r} lie ({min(outers):.0f} to "
+          f"{max(outers):.0f} px apart) -> {path}")
     return 0
 
 

@@ -9,9 +9,10 @@ codes move the same way), so it is checked against the layout's
 (:class:`CodeLayout`), as the index reader checks its learned places
 (:mod:`vision.placement`).
 
-Stickers are placed by hand, each a millimetre or two from its place: a
-sticker deck has no layout, and its stuck pairs are left to the machine's
-thickness sensor and pocket counts (docs/dealing.md).
+Stickers are put on by hand, each a millimetre or two from its place: a
+sticker deck has no one layout, so each card's is learned from one pass of the
+deck through the gate (:func:`learn_layout`, ``vision learn-codes``), any
+order (each code names its card), and saved beside the learned designs.
 
 >>> printed("qr").outer > rendered("qr").outer - 10
 True
@@ -19,7 +20,13 @@ True
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass
+from pathlib import Path
+
+from dealer.cards import Card
+from dealer.errors import BoardwrightError
 
 #: The card print-deck prints faces for, mm (width, length).
 CARD_MM = (63.0, 88.0)
@@ -48,10 +55,43 @@ FACE_H = 420  # the face the reader warps an outline to (vision.locate.FACE_H)
 class CodeLayout:
     """How far apart, along the card, the outer rows of a face's two codes' dark modules
     lie (:attr:`outer`, px of the 300×420 face): from the first of the code near one end
-    to the last of the code near the other."""
+    to the last of the code near the other; or, for a deck whose codes were learned card
+    by card (stickers), each card's (:attr:`per_card`, card index 0..51)."""
 
     name: str
     outer: float
+    per_card: dict[int, float] | None = None
+    symbology: str = ""
+
+    def outer_of(self, card: int) -> float | None:
+        """Card ``card``'s outer extent, or ``None`` for a learned deck's card not learned."""
+        if self.per_card is None:
+            return self.outer
+        return self.per_card.get(card)
+
+    def save(self, path: str | Path) -> Path:
+        """A learned layout as JSON (cards by name, as ``SA``)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cards = {str(Card(k)): round(v, 1) for k, v in sorted((self.per_card or {}).items())}
+        path.write_text(json.dumps({"format": 1, "name": self.name, "symbology": self.symbology,
+                                    "outer": cards}, indent=1, ensure_ascii=False) + "\n")
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> CodeLayout:
+        """A layout saved by :meth:`save`; :class:`~dealer.errors.BoardwrightError` naming the
+        file and what is wrong with it."""
+        path = Path(path)
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            per_card = {int(Card.parse(k)): float(v) for k, v in doc["outer"].items()}
+            return cls(str(doc["name"]), 0.0, per_card, str(doc.get("symbology", "")))
+        except FileNotFoundError:
+            raise BoardwrightError(f"{path}: no learned code layout there (run 'boardwright vision "
+                                   "learn-codes')") from None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise BoardwrightError(f"{path}: not a learned code layout ({exc})") from None
 
 
 def printed(symbology: str) -> CodeLayout:
@@ -67,3 +107,14 @@ def rendered(symbology: str) -> CodeLayout:
     module, y = RENDERED_SYMBOL[symbology]
     first = y + (QR_QUIET * module if symbology == "qr" else 0.0)
     return CodeLayout(f"the renderer's {_NAMES[symbology]} faces", FACE_H - 2 * first)
+
+
+def layout_path(name_or_path: str) -> Path:
+    """A learned layout's name resolves inside the instance folder, beside the learned
+    designs; a path is used as it is."""
+    from vision.learn import instance_dir
+
+    p = Path(name_or_path)
+    if p.suffix == ".json" or os.sep in name_or_path:
+        return p
+    return instance_dir() / "vision" / "designs" / f"{name_or_path}.codes.json"

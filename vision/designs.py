@@ -47,6 +47,9 @@ class DeckDesign:
     red: tuple[int, int, int] = (40, 30, 200)
     black: tuple[int, int, int] = (30, 30, 30)
     barcode: str | None = None  # "qr" or "code128"
+    # Codes on stickers put on by hand: each a millimetre or two from its place, the
+    # same on every feed of that card (vision.render._barcodes).
+    stickers: bool = False
     notes: str = field(default="", compare=False)
 
     def letter(self, rank: Rank) -> str:
@@ -109,5 +112,7 @@ DESIGNS: dict[str, DeckDesign] = {
         ),
         DeckDesign("qr", barcode="qr", notes="standard face with a QR code at both ends"),
         DeckDesign("code128", barcode="code128", notes="standard face with Code128 at both ends"),
+        DeckDesign("qr-stickers", barcode="qr", stickers=True,
+                   notes="QR stickers put on a standard face by hand, each up to 2 mm from its place"),
     )
 }

@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -222,6 +223,11 @@ def barcode_image(text: str, symbology: str, module: float) -> np.ndarray:
     return cv2.resize(big, size, interpolation=cv2.INTER_AREA)
 
 
+#: How far (px of the face, across and along the card) a sticker put on by hand may lie
+#: from its place: 1.3 and 2 mm.
+STICKER_OFF = (6, 9)
+
+
 def _barcodes(face: np.ndarray, design: DeckDesign, text: str) -> None:
     """The same payload near each end, the second turned 180° (read either way round)."""
     module, y = RENDERED_SYMBOL[design.barcode or "qr"]  # the reader checks the same layout
@@ -232,8 +238,12 @@ def _barcodes(face: np.ndarray, design: DeckDesign, text: str) -> None:
         sym = barcode_image(text, "code128", module)  # 110 modules incl. quiet zone -> 275 px
         x = (FACE_W - sym.shape[1]) // 2
     h, w = sym.shape
+    # Stickers put on by hand: each its own offset, the same for that card on every feed.
+    placed = np.random.default_rng(zlib.crc32(text.encode())) if design.stickers else None
     for _ in range(2):
-        face[y : y + h, x : x + w] = sym[..., None]
+        dx, dy = ((int(placed.integers(-STICKER_OFF[0], STICKER_OFF[0] + 1)),
+                   int(placed.integers(-STICKER_OFF[1], STICKER_OFF[1] + 1))) if placed is not None else (0, 0))
+        face[y + dy : y + dy + h, x + dx : x + dx + w] = sym[..., None]
         face[:] = cv2.rotate(face, cv2.ROTATE_180)
 
 
