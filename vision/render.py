@@ -238,8 +238,11 @@ def _barcodes(face: np.ndarray, design: DeckDesign, text: str) -> None:
         sym = barcode_image(text, "code128", module)  # 110 modules incl. quiet zone -> 275 px
         x = (FACE_W - sym.shape[1]) // 2
     h, w = sym.shape
-    # Stickers put on by hand: each its own offset, the same for that card on every feed.
-    placed = np.random.default_rng(zlib.crc32(text.encode())) if design.stickers else None
+    # Stickers put on by hand: each its own offset, the same for that card on every feed
+    # (and, in the renderer, in every deck id: one stickered deck, under any number).
+    parsed = payload_mod.parse(text) if design.stickers else None
+    key = str(parsed.card) if parsed is not None and parsed.card is not None else text
+    placed = np.random.default_rng(zlib.crc32(key.encode())) if design.stickers else None
     for _ in range(2):
         dx, dy = ((int(placed.integers(-STICKER_OFF[0], STICKER_OFF[0] + 1)),
                    int(placed.integers(-STICKER_OFF[1], STICKER_OFF[1] + 1))) if placed is not None else (0, 0))

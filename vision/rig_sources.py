@@ -117,11 +117,17 @@ class EmulatorCamera:
         from vision.designs import DESIGNS
 
         if DESIGNS[self.design].barcode:
-            from vision.barcode import BarcodeReader
+            from vision.barcode import BarcodeReader, learn_layout
             from vision.code_layout import rendered
+            from vision.render import render_card_frame
 
             symbology = DESIGNS[self.design].barcode or "qr"
-            return BarcodeReader("zxing", symbology, layout=rendered(symbology))
+            if not DESIGNS[self.design].stickers:
+                return BarcodeReader("zxing", symbology, layout=rendered(symbology))
+            # Stickers put on by hand: where each card's codes lie is learned from one pass,
+            # as the operator does once per deck (vision learn-codes).
+            frames = [(str(c), render_card_frame(c, design=self.design, seed=int(c))) for c in Card.all()]
+            return BarcodeReader("zxing", symbology, layout=learn_layout(self.design, frames, symbology=symbology))
         from vision.index import IndexReader
         from vision.learn import learn
         from vision.render import render_card_frame
