@@ -165,6 +165,10 @@ def add_deal_arguments(p: argparse.ArgumentParser) -> None:
                    help="pyserial URL (/dev/ttyACM0, socket://host:port) or 'emulator'")
     p.add_argument("--camera", default="emulator",
                    help="'emulator[:design=qr]', 'truth', 'dir:PATH', or a camera source")
+    p.add_argument("--faces", metavar="LAYOUT",
+                   help="a real camera: where the deck's codes lie, so that two cards stuck together "
+                   "are refused: 'printed' (print-deck --faces) or a layout learned with "
+                   "'vision learn-codes' (its name or .json file)")
     p.add_argument("--db", help="database URL (default: the instance database)")
     p.add_argument("--copies", type=int, default=None,
                    help="copies of each board (default: the set's recorded Copies, else 1)")

@@ -141,12 +141,13 @@ def _reader(args: argparse.Namespace, *, photo: bool = False):
     if args.barcode:
         from vision import code_layout
         from vision.barcode import BarcodeReader
+        from vision.learn import layout_path
 
         layout = None
         if args.faces in ("printed", "rendered"):
             layout = getattr(code_layout, args.faces)(args.barcode)
         elif args.faces:
-            layout = code_layout.CodeLayout.load(code_layout.layout_path(args.faces))
+            layout = code_layout.CodeLayout.load(layout_path(args.faces))
             if layout.symbology and layout.symbology != args.barcode:
                 raise BoardwrightError(f"--faces {args.faces}: learned for {layout.symbology} codes, "
                                        f"not {args.barcode}")
@@ -239,7 +240,7 @@ def _learn(args: argparse.Namespace) -> int:
 
 def _learn_codes(args: argparse.Namespace) -> int:
     from vision.barcode import learn_layout
-    from vision.code_layout import layout_path
+    from vision.learn import layout_path
     from vision.sources import open_source
 
     path = Path(args.output) if args.output else layout_path(args.name)

@@ -21,7 +21,6 @@ True
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,13 +107,3 @@ def rendered(symbology: str) -> CodeLayout:
     first = y + (QR_QUIET * module if symbology == "qr" else 0.0)
     return CodeLayout(f"the renderer's {_NAMES[symbology]} faces", FACE_H - 2 * first)
 
-
-def layout_path(name_or_path: str) -> Path:
-    """A learned layout's name resolves inside the instance folder, beside the learned
-    designs; a path is used as it is."""
-    from vision.learn import instance_dir
-
-    p = Path(name_or_path)
-    if p.suffix == ".json" or os.sep in name_or_path:
-        return p
-    return instance_dir() / "vision" / "designs" / f"{name_or_path}.codes.json"

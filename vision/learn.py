@@ -198,6 +198,16 @@ def design_path(name_or_path: str) -> Path:
     return instance_dir() / "vision" / "designs" / f"{name_or_path}.npz"
 
 
+def layout_path(name_or_path: str) -> Path:
+    """Where a barcoded deck's learned code layout (``vision learn-codes``,
+    :class:`vision.code_layout.CodeLayout`) is kept: a name resolves inside the instance
+    folder, beside the learned designs; a path is used as it is."""
+    p = Path(name_or_path)
+    if p.suffix == ".json" or os.sep in name_or_path:
+        return p
+    return instance_dir() / "vision" / "designs" / f"{name_or_path}.codes.json"
+
+
 BACK_SIZE = (24, 32)  # (w, h) of the back's small picture
 #: Shown after the pass, before the design is saved: three courts in three suits,
 #: so a swap of two suits of one colour, or of two court ranks, cannot pass.

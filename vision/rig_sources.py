@@ -268,6 +268,20 @@ def folder_writer(emu: GateEmulator, folder: str | Path, design: str = "qr") -> 
     return cam
 
 
+def live_reader(faces: str | None = None) -> Any:
+    """The barcode reader of a real camera at the gate: QR codes, and with ``faces`` where the
+    deck's codes lie, so that two cards stuck together are refused ('printed': print-deck's
+    faces; else a layout learned with ``vision learn-codes``, its name or file)."""
+    from vision.barcode import BarcodeReader
+    from vision.code_layout import CodeLayout, printed
+    from vision.learn import layout_path
+
+    if faces is None:
+        return BarcodeReader("zxing", "qr")
+    layout = printed("qr") if faces == "printed" else CodeLayout.load(layout_path(faces))
+    return BarcodeReader("zxing", layout.symbology or "qr", layout=layout)
+
+
 class LiveCamera:
     """A real camera (any vision source): the newest frame when a card reaches the gate."""
 
