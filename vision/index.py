@@ -76,8 +76,9 @@ class Thresholds:
     # ... or further in on average (top and bottom edges) by more than the first, and by
     # more than the second together with how much further the two indices lie from each
     # other's place than the pass's: a stuck pair moves one end's index only, so both
-    # measures grow at once (fourteenth pass: over 5,958 rendered single cards this
-    # refused none that the first did not; of 1,223 pairs 8-12 px apart, read 3).
+    # measures grow at once (fourteenth pass, measured on fresh draws: of 5,967 rendered
+    # single cards this refused 1 that the first did not; of 1,180 pairs 8-12 px apart,
+    # 4 were still read, against 63 with the first alone).
     index_place_joint: tuple[float, float] = (2.0, 8.0)
     colour_margin: float = 0.25  # redness this far (of the red/black gap) from the split
     blur_ratio: float = 0.45  # sharpness below this fraction of the learned frames = blurred
