@@ -136,8 +136,9 @@ class BarcodeReader:
         """``photo``: the frames are photographs of a card on a table, not the gate's
         (:func:`vision.locate.locate`): no card can lie under the card there.
         ``layout``: where the deck's faces print their codes (:mod:`vision.code_layout`:
-        print-deck's faces, the renderer's); at the gate, a card whose codes lie closer
-        together than that is two cards stuck together. ``None`` (stickers): not checked."""
+        print-deck's faces, the renderer's, or a sticker deck's learned card by card with
+        :func:`learn_layout`); at the gate, a card whose codes lie closer together than
+        that is two cards stuck together. ``None``: not checked."""
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
         if symbology not in SYMBOLOGIES:
