@@ -300,6 +300,7 @@ NO_SEALED_INPUT = {
     "deals unseal": "is the explicit unsealing verb (says so on stderr)",
     "demo": "deals its own demonstration set",
     "vision learn": "writes a learned deck design: no hand",
+    "vision learn-codes": "writes where a barcoded deck's codes lie: no hand",
     "vision print-deck": "prints the cards of a deck: no deal set",
     "vision render": "writes camera frames of a synthetic source",
 }
