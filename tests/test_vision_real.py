@@ -372,3 +372,20 @@ def test_a_black_bordered_deck_learned_on_the_dark_floor_is_read_on_a_light_one(
     monkeypatch.setattr(placement, "end_bands", lambda found: (0, 0))
     refused = [o for o in map(bonded.read, frames) if not o.accepted]
     assert len(refused) > len(frames) // 2 and all(o.reason is Reason.TWO_CARDS for o in refused)
+
+
+def test_the_bench_reads_a_sticker_deck_with_its_learned_layout_and_counts_a_pair_read_as_wrong(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # bench/vision.py's sticker-deck section (issue 15, fourteenth pass): learned from one
+    # pass, read in every condition by both back-ends; a stuck pair read is counted wrong.
+    from vision import benchmark as bench
+
+    out = bench.sticker_results(2, 5)
+    assert set(out) == {"zxing", "zbar"}
+    for cells in out.values():
+        assert cells["normal"] == {"frames": 2, "correct": 2, "wrong": 0}
+        assert sum(c["wrong"] for c in cells.values()) == 0
+    # Without the layout's check, the same stuck pairs are read, and so counted wrong.
+    monkeypatch.setattr(BarcodeReader, "_closer", lambda self, found, symbols, card: None)
+    monkeypatch.setattr(bench, "CONDITIONS", {"stuck-pair!": bench.CONDITIONS["stuck-pair!"]})
+    unguarded = bench.sticker_results(12, 5)
+    assert sum(b["stuck-pair!"]["wrong"] for b in unguarded.values()) > 0

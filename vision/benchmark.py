@@ -34,6 +34,7 @@ import numpy as np
 from dealer.cards import Card
 from vision.barcode import BarcodeReader
 from vision.code_layout import rendered
+from vision.decision import Read
 from vision.index import IndexReader
 from vision.learn import LearnedDesign, LearnError, bridge_order, learn
 from vision.render import CONDITIONS, GATE_LIKE, render_card_frame
@@ -194,6 +195,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="folder of a feeder camera's frames, one sub-folder per deck "
                          "(bench/feeder_fetch.py), read by the corner-view reader as "
                          "'<deck> feeder corner' (vision/corner_view.py)")
+    ap.add_argument("--sticker-frames", type=int, default=40,
+                    help="frames per condition and back-end of a sticker deck read with its learned "
+                         "layout (0: none)")
     args = ap.parse_args(argv)
     import cv2
 
@@ -244,8 +248,42 @@ def main(argv: list[str] | None = None) -> int:
     pool.join()
     args.interrupted = interrupted
     args.real_photos = photo_results(args.photos, args.as_shot, args.feeder) if not interrupted else {}
+    args.stickers = sticker_results(args.sticker_frames, args.seed) if not interrupted and args.sticker_frames else {}
     elapsed = time.time() - t0
     return report(cells, elapsed, args)
+
+
+#: A sticker deck (stickers put on by hand, vision.render's ``qr-stickers``): read with the
+#: layout learned from one pass of it (vision learn-codes), apart from the plan, whose rows
+#: it leaves as they were.
+STICKER_DESIGN = "qr-stickers"
+
+
+def sticker_results(per_condition: int, seed: int) -> dict[str, dict[str, dict[str, int]]]:
+    """Per back-end and condition: frames, read right, read wrong, of a sticker deck read with
+    its learned layout. Every condition of :data:`vision.render.CONDITIONS`; a frame of a
+    condition ending in "!" other than a covered code's is never one card to be read."""
+    from vision.barcode import learn_layout
+
+    layout = learn_layout(STICKER_DESIGN, [(str(c), render_card_frame(c, design=STICKER_DESIGN, deck_id=DECK,
+                                                                     seed=seed + 7_000 + int(c)))
+                                           for c in Card.all()], deck_id=DECK)
+    rng = np.random.default_rng(seed + 11)
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for backend in ("zxing", "zbar"):
+        reader = BarcodeReader(backend, "qr", deck_id=DECK, layout=layout)
+        out[backend] = {}
+        for cond in CONDITIONS:
+            cell = out[backend].setdefault(cond, {"frames": 0, "correct": 0, "wrong": 0})
+            for _ in range(per_condition):
+                card = Card(int(rng.integers(0, 52)))
+                got = reader.read(render_card_frame(card, design=STICKER_DESIGN, deck_id=DECK,
+                                                   seed=int(rng.integers(0, 2**31 - 1)), distortions=cond))
+                cell["frames"] += 1
+                if isinstance(got, Read):
+                    right = got.card == card and cond not in NOT_ONE_CARD
+                    cell["correct" if right else "wrong"] += 1
+    return out
 
 
 def photo_results(folder: str, as_shot: str = "", feeder: str = "") -> dict[str, Any]:
@@ -369,6 +407,16 @@ def report(cells: dict[tuple[str, str], dict[str, Any]], elapsed: float, args: a
                 print(f"    WRONG: {ex}")
             total_wrong += d["accepted_wrong"]
     summary["real_photos"] = photos
+    stickers = getattr(args, "stickers", {})
+    if stickers:
+        print(f"\n== barcode, a sticker deck ({STICKER_DESIGN}: stickers put on by hand) read with its "
+              "learned layout: read right / read wrong of frames, per back-end")
+        for cond in CONDITIONS:
+            cells_ = [stickers[b][cond] for b in stickers]
+            print(f"{cond:<14} " + "  ".join(f"{b} {c['correct']}/{c['wrong']} of {c['frames']}"
+                                             for b, c in zip(stickers, cells_, strict=True)))
+        total_wrong += sum(c["wrong"] for b in stickers.values() for c in b.values())
+    summary["sticker_deck"] = stickers
     summary["accepted_wrong"] = total_wrong
     summary["index_designs"] = per_design(cells)
     summary["not_learned"] = NOT_LEARNED
