@@ -364,8 +364,8 @@ class Rig:
 
 
 # ============================================================================ cameras, emulated runs
-def make_camera(spec: str, emu: VirtualMachine | None, faces: str | None = None) -> Any:
-    """The camera for a ``--camera`` SOURCE (``faces``: :func:`live_reader`); the emulator's hook into ``emu``."""
+def make_camera(spec: str, emu: VirtualMachine | None, faces: str | None = None, design: str | None = None) -> Any:
+    """The camera for a ``--camera`` SOURCE (``faces``, ``design``: :func:`live_reader`); the emulator's hook into ``emu``."""
     if spec == "truth" or spec.startswith("emulator"):
         if emu is None:
             raise RigError(f"camera {spec!r} needs --machine emulator (it sees the emulator's gate)")
@@ -378,7 +378,7 @@ def make_camera(spec: str, emu: VirtualMachine | None, faces: str | None = None)
         return cam
     if spec.startswith("dir:"):
         return FolderCamera(spec[4:])
-    return LiveCamera(spec, live_reader(faces))
+    return LiveCamera(spec, live_reader(faces, design))
 
 
 def run_emulated(ds: DealSet | str, db_url: str, *, camera: str = "emulator",
@@ -479,7 +479,7 @@ def _deal(args: argparse.Namespace, db: str, pictures: PictureFeed, link: StoreJ
     if resumed and not args.quiet:
         print(f"resuming dealing job {run_id}: {session.boards_done} of {session.boards_total} "
               "boards already dealt", flush=True)
-    camera = make_camera(args.camera, None, getattr(args, "faces", None))
+    camera = make_camera(args.camera, None, getattr(args, "faces", None), getattr(args, "design", None))
     # The person at the machine answers at the terminal, or (a job the panel started) with
     # the panel's Resume.
     operator = ConsoleOperator() if args.job is None else PanelOperator()

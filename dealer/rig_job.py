@@ -165,6 +165,9 @@ def add_deal_arguments(p: argparse.ArgumentParser) -> None:
                    help="pyserial URL (/dev/ttyACM0, socket://host:port) or 'emulator'")
     p.add_argument("--camera", default="emulator",
                    help="'emulator[:design=qr]', 'truth', 'dir:PATH', or a camera source")
+    p.add_argument("--design", metavar="DESIGN",
+                   help="a real camera: read the cards' corner index against this design, learned "
+                   "with 'vision learn' (its name or .npz file), not barcodes")
     p.add_argument("--faces", metavar="LAYOUT",
                    help="a real camera: where the deck's codes lie, so that two cards stuck together "
                    "are refused: 'printed' (print-deck --faces) or a layout learned with "

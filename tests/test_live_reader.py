@@ -48,3 +48,41 @@ def test_deal_takes_faces() -> None:
     add_deal_arguments(p)
     args = p.parse_args(["1", "--machine", "/dev/ttyACM0", "--camera", "camera:0", "--faces", "club"])
     assert args.faces == "club"
+
+
+def test_a_real_camera_reads_a_real_decks_corner_index_with_its_learned_design(tmp_path: Path) -> None:
+    # A real deck dealt by its corner index at a real machine: --design for the live
+    # camera (before, a live camera read QR codes only). Frames from a folder stand in
+    # for the camera: Bonded's real SVG deck, learned in bridge order with its back.
+    import cv2
+
+    from dealer.session import Sighting
+    from rig import make_camera
+    from vision.learn import bridge_order, learn
+    from vision.rig_sources import LiveCamera
+
+    frames = [(str(c), render_card_frame(c, design="bonded", seed=40 + i)) for i, c in enumerate(bridge_order())]
+    frames.append(("back", render_card_frame(Card(0), design="bonded", face_up=False, seed=1)))
+    design = learn("bonded", frames, back=True).save(tmp_path / "bonded.npz")
+    shots = tmp_path / "gate"
+    shots.mkdir()
+    stuck = replace(NORMAL, second_card=True, stuck=(12.0, 12.0))
+    cards = [Card.parse(c) for c in ("SQ", "H7", "DK")]
+    for i, c in enumerate(cards):
+        cv2.imwrite(str(shots / f"{i}a.png"), render_card_frame(c, design="bonded", seed=70 + i, distortions="light-floor"))
+        cv2.imwrite(str(shots / f"{i}b.png"), render_card_frame(c, design="bonded", seed=80 + i, distortions=stuck))
+    cam = make_camera(str(shots), None, design=str(design))
+    assert isinstance(cam, LiveCamera)
+    seen = [cam.look((0, k)) for k in range(6)]
+    assert [s.card for s in seen[0::2]] == cards
+    assert all(isinstance(s, Sighting) and s.card is None and "two cards" in s.detail for s in seen[1::2]), seen
+    with pytest.raises(Exception, match="give one of them"):
+        live_reader("printed", str(design))
+
+
+def test_deal_takes_a_design() -> None:
+    import argparse
+
+    p = argparse.ArgumentParser()
+    add_deal_arguments(p)
+    assert p.parse_args(["1", "--machine", "/dev/ttyACM0", "--camera", "camera:0", "--design", "club"]).design == "club"

@@ -268,14 +268,21 @@ def folder_writer(emu: GateEmulator, folder: str | Path, design: str = "qr") -> 
     return cam
 
 
-def live_reader(faces: str | None = None) -> Any:
-    """The barcode reader of a real camera at the gate: QR codes, and with ``faces`` where the
-    deck's codes lie, so that two cards stuck together are refused ('printed': print-deck's
-    faces; else a layout learned with ``vision learn-codes``, its name or file)."""
+def live_reader(faces: str | None = None, design: str | None = None) -> Any:
+    """The reader of a real camera at the gate: with ``design``, the corner index against a
+    design learned with ``vision learn`` (its name or .npz file); else QR codes, and with
+    ``faces`` where the deck's codes lie, so that two cards stuck together are refused
+    ('printed': print-deck's faces; else a layout learned with ``vision learn-codes``)."""
     from vision.barcode import BarcodeReader
     from vision.code_layout import CodeLayout, printed
-    from vision.learn import layout_path
+    from vision.learn import LearnedDesign, design_path, layout_path
 
+    if design is not None:
+        if faces is not None:
+            raise RigError("--design reads the corner index, --faces barcodes: give one of them")
+        from vision.index import IndexReader
+
+        return IndexReader(LearnedDesign.load(design_path(design)))
     if faces is None:
         return BarcodeReader("zxing", "qr")
     layout = printed("qr") if faces == "printed" else CodeLayout.load(layout_path(faces))
