@@ -393,6 +393,21 @@ def paper_share(face: np.ndarray | Located) -> float:
     return float(np.mean(inner > margin * 0.75))
 
 
+def layout_for(faces: str, symbology: str | None = None) -> CodeLayout:
+    """The layout ``--faces`` names: 'printed' (print-deck's faces), 'rendered' (the
+    renderer's), else a layout learned with ``vision learn-codes`` (its name or file), which
+    must be of ``symbology`` when that is given; else :class:`~dealer.errors.BoardwrightError`."""
+    from vision import code_layout
+    from vision.learn import layout_path
+
+    if faces in ("printed", "rendered"):
+        return getattr(code_layout, faces)(symbology or "qr")  # type: ignore[no-any-return]
+    layout = code_layout.CodeLayout.load(layout_path(faces))
+    if symbology and layout.symbology and layout.symbology != symbology:
+        raise BoardwrightError(f"--faces {faces}: learned for {layout.symbology} codes, not {symbology}")
+    return layout
+
+
 def learn_layout(name: str, frames: Iterable[tuple[str, np.ndarray | None]], *, symbology: str = "qr",
                  backend: str = "zxing", deck_id: int | None = None) -> CodeLayout:
     """Each card's codes' outer extent (:class:`~vision.code_layout.CodeLayout`) from one pass

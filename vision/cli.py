@@ -139,18 +139,9 @@ def _check_cards():
 
 def _reader(args: argparse.Namespace, *, photo: bool = False):
     if args.barcode:
-        from vision import code_layout
-        from vision.barcode import BarcodeReader
-        from vision.learn import layout_path
+        from vision.barcode import BarcodeReader, layout_for
 
-        layout = None
-        if args.faces in ("printed", "rendered"):
-            layout = getattr(code_layout, args.faces)(args.barcode)
-        elif args.faces:
-            layout = code_layout.CodeLayout.load(layout_path(args.faces))
-            if layout.symbology and layout.symbology != args.barcode:
-                raise BoardwrightError(f"--faces {args.faces}: learned for {layout.symbology} codes, "
-                                       f"not {args.barcode}")
+        layout = layout_for(args.faces, args.barcode) if args.faces else None
         return BarcodeReader(args.backend, args.barcode, deck_id=args.deck,
                              expect="board" if args.boards else "card", photo=photo, layout=layout)
     from vision.index import IndexReader
@@ -217,13 +208,7 @@ def _learn(args: argparse.Namespace) -> int:
     from vision.learn import CHECK_CARDS, design_path, learn
     from vision.sources import CaptureSource, open_source
 
-    path = Path(args.output) if args.output else design_path(args.name)
-    if path.is_dir():  # checked before the pass: saving over a folder would lose it
-        raise BoardwrightError(f"{path}: cannot save the design: that is a folder; "
-                               "give a file name")
-    if path.exists() and not args.replace:
-        raise BoardwrightError(f"design {args.name!r} already exists at {path}; "
-                               "give --replace to learn it again over the old one")
+    path = _save_path(args, design_path(args.name), "design")
     source = open_source(args.source)
     frames = iter(source)
     design = learn(args.name, frames, jokers=args.jokers, back=args.back, source=args.source)
@@ -238,17 +223,24 @@ def _learn(args: argparse.Namespace) -> int:
     return 0
 
 
+def _save_path(args: argparse.Namespace, stored: Path, what: str) -> Path:
+    """Where a learning pass saves (``-o``, else ``stored``), checked before the pass: saving
+    over a folder would lose it, and an earlier one is kept unless ``--replace``."""
+    path = Path(args.output) if args.output else stored
+    if path.is_dir():
+        raise BoardwrightError(f"{path}: cannot save the {what}: that is a folder; give a file name")
+    if path.exists() and not args.replace:
+        raise BoardwrightError(f"{what} {args.name!r} already exists at {path}; "
+                               "give --replace to learn it again over the old one")
+    return path
+
+
 def _learn_codes(args: argparse.Namespace) -> int:
     from vision.barcode import learn_layout
     from vision.learn import layout_path
     from vision.sources import open_source
 
-    path = Path(args.output) if args.output else layout_path(args.name)
-    if path.is_dir():
-        raise BoardwrightError(f"{path}: cannot save the layout: that is a folder; give a file name")
-    if path.exists() and not args.replace:
-        raise BoardwrightError(f"layout {args.name!r} already exists at {path}; "
-                               "give --replace to learn it again over the old one")
+    path = _save_path(args, layout_path(args.name), "layout")
     layout = learn_layout(args.name, open_source(args.source), symbology=args.barcode, backend=args.backend,
                           deck_id=args.deck)
     layout.save(path)

@@ -98,12 +98,12 @@ def printed(symbology: str) -> CodeLayout:
     w, _h, inset = FACE_SYMBOL[symbology]
     quiet = w * QR_QUIET / QR_MODULES if symbology == "qr" else 0.0
     first = (inset + quiet) * FACE_H / CARD_MM[1]
-    return CodeLayout(f"print-deck's {_NAMES[symbology]} faces", FACE_H - 2 * first)
+    return CodeLayout(f"print-deck's {_NAMES[symbology]} faces", FACE_H - 2 * first, symbology=symbology)
 
 
 def rendered(symbology: str) -> CodeLayout:
     """The layout of the renderer's barcoded faces (the bench's and the emulator's)."""
     module, y = RENDERED_SYMBOL[symbology]
     first = y + (QR_QUIET * module if symbology == "qr" else 0.0)
-    return CodeLayout(f"the renderer's {_NAMES[symbology]} faces", FACE_H - 2 * first)
+    return CodeLayout(f"the renderer's {_NAMES[symbology]} faces", FACE_H - 2 * first, symbology=symbology)
 

@@ -285,10 +285,8 @@ class IndexReader:
         if self.photo or self.design.rank_places is None:
             return None
         places = self.design.rank_places
-        bands = placement.end_bands(found)
-        further = placement.further_in(places, int(card.rank), a, b, bands)
-        mean = placement.further_in(places, int(card.rank), a, b, bands, mean=True)
-        off = placement.apart(a, b) - (float(places[int(card.rank) - 2][2]) if places.shape[1] > 2 else 0.0)
+        further, mean = placement.further_in(places, int(card.rank), a, b, placement.end_bands(found))
+        off = placement.apart(a, b) - float(places[int(card.rank) - 2][2])
         least, together = self.t.index_place_joint
         if further <= self.t.index_place_tol and not (mean > least and mean + off > together):
             return None

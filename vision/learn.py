@@ -113,8 +113,9 @@ class LearnedDesign:
     # and the suit's (x, y), medians over the pass. None in designs saved before; a
     # photograph's card is then not sought from its indices (vision.photo_cards).
     index_centres: np.ndarray | None = None
-    # (13, 2) for each rank 2..A: the two corners' rank boxes' top edges summed, and their
-    # bottom edges, each from its end of the card (vision.placement), medians over the pass.
+    # (13, 3) for each rank 2..A: the two corners' rank boxes' top edges summed, and their
+    # bottom edges, each from its end of the card, and how far apart the two boxes lie
+    # (vision.placement.learned_places), medians over the pass.
     # A card stuck under the card lengthens the outline and moves both further in. None in
     # designs saved before, and in designs learned from photographs: not checked then.
     rank_places: np.ndarray | None = None
@@ -192,20 +193,21 @@ def instance_dir() -> Path:
 
 def design_path(name_or_path: str) -> Path:
     """A design name resolves inside the instance folder; a path is used as it is."""
-    p = Path(name_or_path)
-    if p.suffix == ".npz" or os.sep in name_or_path:
-        return p
-    return instance_dir() / "vision" / "designs" / f"{name_or_path}.npz"
+    return _stored(name_or_path, ".npz", ".npz")
 
 
 def layout_path(name_or_path: str) -> Path:
     """Where a barcoded deck's learned code layout (``vision learn-codes``,
     :class:`vision.code_layout.CodeLayout`) is kept: a name resolves inside the instance
     folder, beside the learned designs; a path is used as it is."""
+    return _stored(name_or_path, ".json", ".codes.json")
+
+
+def _stored(name_or_path: str, suffix: str, stored_as: str) -> Path:
     p = Path(name_or_path)
-    if p.suffix == ".json" or os.sep in name_or_path:
+    if p.suffix == suffix or os.sep in name_or_path:
         return p
-    return instance_dir() / "vision" / "designs" / f"{name_or_path}.codes.json"
+    return instance_dir() / "vision" / "designs" / f"{name_or_path}{stored_as}"
 
 
 BACK_SIZE = (24, 32)  # (w, h) of the back's small picture

@@ -96,14 +96,11 @@ def learned_places(seen: Iterable[tuple[int, Box, Box, tuple[int, int]]]) -> np.
     return np.array([np.median(np.array(by_rank[r]), axis=0) for r in range(2, 15)], np.float32)
 
 
-def further_in(places: np.ndarray, rank: int, a: Box, b: Box, bands: tuple[int, int], *,
-               mean: bool = False) -> float:
+def further_in(places: np.ndarray, rank: int, a: Box, b: Box, bands: tuple[int, int]) -> tuple[float, float]:
     """How much further in from the outline's ends the two indices lie than the learned
     ``places`` put them (px of the 300×420 face; < 0: nearer the ends). The top edges are
-    compared, and the bottom edges, and the nearer taken (a thumb or a lost stroke moves
-    one edge of a box only); ``mean``: their mean."""
+    compared, and the bottom edges: the nearer of the two (a thumb or a lost stroke moves
+    one edge of a box only), and their mean."""
     top, bottom = rank_edges(a, b, bands)
     d_top, d_bottom = top - float(places[rank - 2][0]), bottom - float(places[rank - 2][1])
-    if mean:
-        return (d_top + d_bottom) / 2
-    return d_top if abs(d_top) <= abs(d_bottom) else d_bottom
+    return (d_top if abs(d_top) <= abs(d_bottom) else d_bottom), (d_top + d_bottom) / 2

@@ -115,26 +115,24 @@ class EmulatorCamera:
 
     def _make_reader(self) -> Any:
         from vision.designs import DESIGNS
+        from vision.render import render_card_frame
+
+        def sorted_pass() -> list[tuple[str, Any]]:  # what the operator shows once per deck
+            return [(str(c), render_card_frame(c, design=self.design, seed=int(c))) for c in Card.all()]
 
         if DESIGNS[self.design].barcode:
             from vision.barcode import BarcodeReader, learn_layout
             from vision.code_layout import rendered
-            from vision.render import render_card_frame
 
             symbology = DESIGNS[self.design].barcode or "qr"
             if not DESIGNS[self.design].stickers:
                 return BarcodeReader("zxing", symbology, layout=rendered(symbology))
-            # Stickers put on by hand: where each card's codes lie is learned from one pass,
-            # as the operator does once per deck (vision learn-codes).
-            frames = [(str(c), render_card_frame(c, design=self.design, seed=int(c))) for c in Card.all()]
-            return BarcodeReader("zxing", symbology, layout=learn_layout(self.design, frames, symbology=symbology))
+            # Stickers put on by hand: where each card's codes lie is learned (vision learn-codes).
+            return BarcodeReader("zxing", symbology, layout=learn_layout(self.design, sorted_pass(), symbology=symbology))
         from vision.index import IndexReader
         from vision.learn import learn
-        from vision.render import render_card_frame
 
-        # A learning pass of a sorted deck, as the operator would do once per design.
-        frames = [(str(c), render_card_frame(c, design=self.design, seed=int(c))) for c in Card.all()]
-        return IndexReader(learn(self.design, frames, source="rig"))
+        return IndexReader(learn(self.design, sorted_pass(), source="rig"))
 
     def attach(self, emu: GateEmulator) -> None:
         self.emu = emu
@@ -273,9 +271,8 @@ def live_reader(faces: str | None = None, design: str | None = None) -> Any:
     design learned with ``vision learn`` (its name or .npz file); else QR codes, and with
     ``faces`` where the deck's codes lie, so that two cards stuck together are refused
     ('printed': print-deck's faces; else a layout learned with ``vision learn-codes``)."""
-    from vision.barcode import BarcodeReader
-    from vision.code_layout import CodeLayout, printed
-    from vision.learn import LearnedDesign, design_path, layout_path
+    from vision.barcode import BarcodeReader, layout_for
+    from vision.learn import LearnedDesign, design_path
 
     if design is not None:
         if faces is not None:
@@ -285,7 +282,7 @@ def live_reader(faces: str | None = None, design: str | None = None) -> Any:
         return IndexReader(LearnedDesign.load(design_path(design)))
     if faces is None:
         return BarcodeReader("zxing", "qr")
-    layout = printed("qr") if faces == "printed" else CodeLayout.load(layout_path(faces))
+    layout = layout_for(faces)
     return BarcodeReader("zxing", layout.symbology or "qr", layout=layout)
 
 
