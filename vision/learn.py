@@ -61,7 +61,7 @@ import numpy as np
 
 from dealer.cards import Card, Rank, Suit
 from dealer.errors import BoardwrightError
-from vision import placement
+from vision import court_frame, placement
 from vision.decision import Reject
 from vision.glyphs import (
     ROI_H,
@@ -119,6 +119,10 @@ class LearnedDesign:
     # A card stuck under the card lengthens the outline and moves both further in. None in
     # designs saved before, and in designs learned from photographs: not checked then.
     rank_places: np.ndarray | None = None
+    # (4, 2) the corners of the courts' picture frame in the face (top-left first,
+    # clockwise), when most courts of the pass print one (vision.court_frame): where a
+    # photograph's card is sought when its own edge is lost. None: no frame, or saved before.
+    picture_frame: np.ndarray | None = None
 
     def suit_height_of(self, suit: int) -> float:
         """The learned height of one suit's symbol (the mean over all suits for older designs)."""
@@ -147,6 +151,8 @@ class LearnedDesign:
             arrays["index_centres"] = self.index_centres
         if self.rank_places is not None:
             arrays["rank_places"] = self.rank_places
+        if self.picture_frame is not None:
+            arrays["picture_frame"] = self.picture_frame
         if self.joker_template is not None:
             arrays["joker_template"] = self.joker_template
         if self.back_template is not None:
@@ -411,6 +417,8 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray | None]], *, jokers:
         rank_places=placement.learned_places(
             (int(c.rank), s.glyphs[0].rank_box, s.glyphs[1].rank_box, placement.end_bands(found))
             for c, s, (_, found) in zip(cards, seen, cards_seen, strict=True)),
+        picture_frame=court_frame.learned_frame(
+            found.face for c, (_, found) in zip(cards, cards_seen, strict=True) if c.rank >= Rank.JACK),
     )
 
 

@@ -44,6 +44,7 @@ import cv2
 import numpy as np
 
 from dealer.cards import Card, CardError
+from vision.court_frame import frame_outlines
 from vision.decision import Outcome, Reject
 from vision.gate_view import gate_view, other_views
 from vision.index import (
@@ -212,7 +213,8 @@ def read_photo(reader: IndexReader, photo: np.ndarray, shown: np.ndarray | None 
         small = IndexReader(reader.design, for_small_photo_cards(reader.t), photo=True)
         large = IndexReader(reader.design, for_photo_outlines(reader.t), photo=True)
         grey = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
-        outlines = [*photo_outlines(photo, grey), *index_outlines(photo, reader.design, grey)]
+        outlines = [*photo_outlines(photo, grey), *index_outlines(photo, reader.design, grey),
+                    *frame_outlines(photo, reader.design.picture_frame, grey)]
         for found in outlines:
             got = (small if found.area < MIN_AREA else large).read_located(found)
             if got.accepted:
