@@ -418,7 +418,7 @@ def learn(name: str, frames: Iterable[tuple[str, np.ndarray | None]], *, jokers:
             (int(c.rank), s.glyphs[0].rank_box, s.glyphs[1].rank_box, placement.end_bands(found))
             for c, s, (_, found) in zip(cards, seen, cards_seen, strict=True)),
         picture_frame=court_frame.learned_frame(
-            found.face for c, (_, found) in zip(cards, cards_seen, strict=True) if c.rank >= Rank.JACK),
+            found.face for c, (_, found) in zip(cards, cards_seen, strict=True) if Rank.JACK <= c.rank <= Rank.KING),
     )
 
 
