@@ -438,7 +438,13 @@ class DealingSession(JournalWriting):
                 notices.append(say.other_deck(where, card, seen.deck))
             elif int(card) in cur.claimed():
                 code = "duplicate"
-                notices.append(say.duplicate_card(card, where))
+                # Where the first one went, and what a stuck pair left unread (the cards the
+                # operator was asked to take out): a card fed again by mistake is said so.
+                first = cur.placed.get(int(card), next((p for c, p in cur.pending.values() if c == int(card)), None))
+                extra, missing = cur.surplus(), cur.missing()
+                unread = ({p: missing for p in extra} if len(extra) == 1 and missing
+                          and len(missing) <= sum(extra.values()) else {})
+                notices.append(say.duplicate_card(card, where, first, unread))
             elif cur.complete:
                 code = "extra"
                 notices.append(say.extra_card(where, card))

@@ -48,9 +48,33 @@ def unreadable(where: str, detail: str = "") -> Notice:
                   "re-feed it: put it back on top of the hopper", stop=False)
 
 
-def duplicate_card(card: Card, where: str) -> Notice:
-    return Notice("duplicate", f"{where}: this deck has two {card.symbol}",
-                  f"check the deck: take the second {card.symbol} out of the reject tray "
+def duplicate_card(card: Card, where: str, pocket: int | None = None,
+                   unread: dict[int, list[Card]] | None = None) -> Notice:
+    """A card read a second time. ``pocket``: where the first one was dealt, when known;
+    the camera cannot tell a second copy from that one fed again (taken out of its
+    pocket by mistake). ``unread``: pocket -> the cards a stuck pair left there unread,
+    the ones the operator was asked to take out, when this board has any.
+
+    >>> duplicate_card(Card.parse("S7"), "board 3", 0).message
+    "board 3: this deck has two ♠7, or the ♠7 dealt to North's pocket was fed again"
+    >>> duplicate_card(Card.parse("S7"), "board 3", 0, {0: [Card.parse("D2")]}).instruction
+    "the card to take out of North's pocket is ♦2, never read, not ♠7: put ♠7 back in North's pocket from the reject tray, then look for ♦2"
+    """
+    if pocket is None:
+        return Notice("duplicate", f"{where}: this deck has two {card.symbol}",
+                      f"check the deck: take the second {card.symbol} out of the reject tray "
+                      "and put it aside", stop=False)
+    said = f"{where}: this deck has two {card.symbol}, or the {card.symbol} dealt to {_pocket(pocket)} was fed again"
+    if unread:
+        names = " and ".join(_pocket(p) for p in sorted(unread))
+        cards = _cards(c for cs in unread.values() for c in cs)
+        return Notice("duplicate", said,
+                      f"the card to take out of {names} is {cards}, never read, not {card.symbol}: put "
+                      f"{card.symbol} back in {_pocket(pocket)} from the reject tray, then look for {cards}",
+                      stop=False)
+    return Notice("duplicate", said,
+                  f"if you took {card.symbol} out of {_pocket(pocket)}, put it back there from the reject "
+                  f"tray; if not, check the deck: take the second {card.symbol} out of the reject tray "
                   "and put it aside", stop=False)
 
 

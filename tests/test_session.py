@@ -15,6 +15,7 @@ import pytest
 from dealer.board import Board, DealSet
 from dealer.cards import Card
 from dealer.deal import Deal
+from dealer.seats import Seat
 from dealer.session import DealingSession, Entry, JournalError, MachineView, MemoryJournal, Sighting
 from dealer.session_plan import Plan, PlanError
 from dealer.store import Store
@@ -100,8 +101,11 @@ def test_card_errors_go_to_the_reject_tray_with_plain_instructions():
     assert d.pocket == int(ds.board(3).deal.owner(hq))
     d, _ = f.feed(Sighting(hq, deck="1"))
     assert d.pocket is None
-    assert d.notices[0].message == "board 3: this deck has two ♥Q"
-    assert "check the deck" in d.notices[0].instruction
+    seat = f"{Seat(int(ds.board(3).deal.owner(hq))).title}'s pocket"
+    assert d.notices[0].message == f"board 3: this deck has two ♥Q, or the ♥Q dealt to {seat} was fed again"
+    assert d.notices[0].instruction == (f"if you took ♥Q out of {seat}, put it back there from the reject "
+                                        "tray; if not, check the deck: take the second ♥Q out of the "
+                                        "reject tray and put it aside")
     d, _ = f.feed(Sighting(None, "joker"))
     assert d.pocket is None and d.notices[0].code == "joker"
     d, _ = f.feed(Sighting(None, "face_down"))

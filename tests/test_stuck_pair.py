@@ -132,6 +132,32 @@ def test_after_the_card_is_taken_out_of_the_pocket_and_fed_the_board_is_done_and
                for p in range(4))
 
 
+def test_the_card_it_was_stuck_to_fed_again_by_mistake_is_said_so_and_the_board_still_comes_right():
+    """Asked to take the unread card out, the operator takes out the card it was stuck to
+    and feeds that: the session says which card was to come out and where this one goes
+    back, not only that the deck has two of it."""
+    ds = _set()
+    s, f, top, under = _stuck_board(ds)
+    pocket = int(ds.board(1).deal.owner(top))
+    name = f"{Seat(pocket).title}'s pocket"
+    s.hopper_empty()
+    f.pockets[pocket].remove(top)  # the wrong card taken out ...
+    assert f.feed(top) is None  # ... and fed: a duplicate, to the reject tray
+    n = next(n for n in reversed(s.notices) if n.code == "duplicate")
+    assert n.message == (f"board 1: this deck has two {top.symbol}, or the {top.symbol} dealt to "
+                         f"{name} was fed again")
+    assert n.instruction == (f"the card to take out of {name} is {under.symbol}, never read, not "
+                             f"{top.symbol}: put {top.symbol} back in {name} from the reject tray, "
+                             f"then look for {under.symbol}")
+    assert s.state == "dealing"  # never done with the card in the tray
+    f.pockets[pocket].append(top)  # as told: put back, the unread one out and fed
+    f.pockets[pocket].remove(under)
+    f.feed(under)
+    assert s.state == "board_done"
+    deal = ds.board(1).deal
+    assert all(sorted(map(int, f.pockets[p])) == sorted(map(int, deal.hand(p).cards)) for p in range(4))
+
+
 def test_a_full_board_with_a_pocket_of_fourteen_is_never_done():
     """The operator feeds a second copy of the unread card and leaves the stuck one in the
     pocket: 52 cards read, each in its own pocket, but one pocket holds 14."""
