@@ -102,7 +102,7 @@ def frame_outlines(photo: np.ndarray, frame: np.ndarray | None, grey: np.ndarray
         for ordered in _orderings(quad / s):
             h = cv2.getPerspectiveTransform(frame.astype(np.float32), ordered.astype(np.float32))
             card = cv2.perspectiveTransform(FACE_CORNERS.reshape(-1, 1, 2), h).reshape(4, 2)
-            if not cv2.isContourConvex(card.reshape(-1, 1, 2)):
+            if not np.isfinite(card).all() or not cv2.isContourConvex(card.reshape(-1, 1, 2)):
                 continue
             mid = card.mean(axis=0)
             out += [Located(photo, grey, (mid + k * (card - mid)).astype(np.float32), ordered=True,
