@@ -29,13 +29,19 @@ from collections.abc import Iterable
 import cv2
 import numpy as np
 
+from vision.gate_view import working_size
 from vision.locate import FACE_CORNERS, FACE_H, FACE_W, Located
 
 #: Ink: darker than the mean of a window this wide (px) by this many grey levels; each
 #: pair is one try (a frame line in a soft photo needs the lower step).
 INK = ((31, 10), (61, 10), (31, 6))
-#: The frame's share of the face: a court's picture covers this much of its card.
-FACE_SHARE = (0.25, 0.9)
+#: The frame's share of the face: a court's picture covers this much of its card (the
+#: phone deck's, Dondorf's and Bonded's about half). A line ruled round the whole card
+#: (classic's, Tigullio's, near nine tenths) is no picture's frame: where it lies is the
+#: card's outline, sought already as a card-shaped mask, and taken for a frame it puts a
+#: court's picture of another deck where a card would be (read with Tigullio's design,
+#: a J♣'s picture was so read as the J♠).
+FACE_SHARE = (0.25, 0.75)
 #: The least share of its best quadrilateral the filled shape covers (a frame is one).
 QUAD_FILL = 0.9
 #: How many courts of the pass must show the frame, as a share of those in the pass
@@ -93,9 +99,7 @@ def frame_outlines(photo: np.ndarray, frame: np.ndarray | None, grey: np.ndarray
     :data:`SCALES`. ``grey``: the photo in grey, when the caller has it."""
     if frame is None:
         return []
-    from vision.photo_cards import _working  # (photo_cards reads these; one working size)
-
-    img, s = _working(photo)
+    img, s = working_size(photo)
     grey = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY) if grey is None else grey
     out: list[Located] = []
     for quad in _frames_in(img):

@@ -27,6 +27,18 @@ CARD_AREA = 95_000
 MAX_CARD = 180_000  # brought closer, up to this, rather than show the photo's edge repeated
 MAX_ENLARGE = 2.5
 
+#: The working size of a photo's longer side where its shapes are sought
+#: (:mod:`vision.photo_cards`, :mod:`vision.court_frame`): larger photos are looked at
+#: shrunk; the face is still warped from the photo's own pixels.
+WORK_SIDE = 640
+
+
+def working_size(photo: np.ndarray) -> tuple[np.ndarray, float]:
+    """The photo at the working size (:data:`WORK_SIDE`, never enlarged), and its scale."""
+    h, w = photo.shape[:2]
+    s = min(1.0, WORK_SIDE / max(h, w))
+    return (cv2.resize(photo, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA) if s < 1 else photo), s
+
 
 def is_gate_frame(picture: np.ndarray) -> bool:
     """Is ``picture`` a frame of the gate's size (640×480), to be read as it is?"""

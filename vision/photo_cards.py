@@ -44,14 +44,12 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.gate_view import working_size
 from vision.learn import LearnedDesign
 from vision.locate import FACE_CORNERS, FACE_H, FACE_W, Located, edge_map, side_support
 
 _DOT3 = np.ones((3, 3), np.uint8)  # a pixel and its eight neighbours
 
-#: The working size of a photo's longer side (larger photos are looked at shrunk; the
-#: face is still warped from the photo's own pixels).
-WORK_SIDE = 640
 #: The smallest shape offered (px at the working size): a card about 45 × 60 px, whose
 #: index is some 8 px tall (smaller is not read anyway).
 SMALLEST = 2_500
@@ -82,7 +80,7 @@ WINDOWS, STEPS = (0.25, 0.5), (10, 20)
 def card_shapes(photo: np.ndarray) -> list[tuple[np.ndarray, float]]:
     """The outlines worth reading in ``photo`` (4 corners in its pixels) with their
     proportions (long over short), in the order found."""
-    img, s = _working(photo)
+    img, s = working_size(photo)
     lightness = cv2.cvtColor(cv2.medianBlur(img, 5), cv2.COLOR_BGR2LAB)[..., 0]
     half = cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2), interpolation=cv2.INTER_AREA)
     near = cv2.dilate(edge_map(half), _DOT3)
@@ -107,13 +105,6 @@ def photo_outlines(photo: np.ndarray, grey: np.ndarray | None = None) -> list[Lo
         for turn in (False, True) if ratio < BOTH_WAYS else (False,):
             out.append(Located(photo, grey, quad, turn=turn, interpolation=cv2.INTER_CUBIC))
     return out
-
-
-def _working(photo: np.ndarray) -> tuple[np.ndarray, float]:
-    """The photo at the working size (:data:`WORK_SIDE`, never enlarged), and its scale."""
-    h, w = photo.shape[:2]
-    s = min(1.0, WORK_SIDE / max(h, w))
-    return (cv2.resize(photo, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA) if s < 1 else photo), s
 
 
 def _masks(lightness: np.ndarray) -> list[np.ndarray]:
@@ -256,7 +247,7 @@ def _diagonal_miss(r1: np.ndarray, r2: np.ndarray, down: np.ndarray, apart_px: f
 
 def _inked_shapes(photo: np.ndarray) -> list[tuple[np.ndarray, float]]:
     """Each inked shape of a glyph's size: its centre and size (photo px)."""
-    img, s = _working(photo)
+    img, s = working_size(photo)
     lightness = cv2.cvtColor(cv2.medianBlur(img, 3), cv2.COLOR_BGR2LAB)[..., 0]
     ink = cv2.adaptiveThreshold(lightness, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
                                 INK_WINDOW, INK_STEP)
