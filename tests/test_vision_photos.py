@@ -838,3 +838,25 @@ def test_a_court_whose_edge_is_lost_on_a_white_sheet_is_found_by_its_picture_fra
     # A design with no frame learned (or saved before) seeks no card by it.
     assert frame_outlines(photo, dataclasses.replace(design, picture_frame=None).picture_frame) == []
     assert not read_photo(IndexReader(dataclasses.replace(design, picture_frame=None), photo=True), photo).accepted
+
+
+def test_a_card_put_by_its_frame_has_paper_round_the_frame_and_one_put_by_a_mistaken_shape_has_not() -> None:
+    # A shape taken for the picture frame that is not one (here a whole card's outline)
+    # puts the card's margin on the floor: no paper round the frame, so no outline is
+    # offered. The card itself, as the locator finds it, has its paper there.
+    from vision.court_frame import _paper_round
+    from vision.gate_view import gate_view
+    from vision.learn import LearnedDesign
+    from vision.locate import FACE_CORNERS, Located, locate
+
+    frame = LearnedDesign.load(REAL / "phone-standard.npz").picture_frame
+    assert frame is not None
+    view = gate_view(cv2.imread(str(REAL / "court-pass" / "KH-IMG_20220921_194537.jpg")))
+    card = locate(view)
+    assert isinstance(card, Located) and _paper_round(card, frame)
+    corners = cv2.perspectiveTransform(FACE_CORNERS.reshape(-1, 1, 2), np.linalg.inv(card.face_transform))
+    outline = corners.reshape(4, 2).astype(np.float32)  # the card's corners in the view, face order
+    h = cv2.getPerspectiveTransform(frame, outline)
+    too_big = cv2.perspectiveTransform(FACE_CORNERS.reshape(-1, 1, 2), h).reshape(4, 2).astype(np.float32)
+    grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+    assert not _paper_round(Located(view, grey, too_big, ordered=True), frame)

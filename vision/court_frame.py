@@ -108,10 +108,39 @@ def frame_outlines(photo: np.ndarray, frame: np.ndarray | None, grey: np.ndarray
             card = cv2.perspectiveTransform(FACE_CORNERS.reshape(-1, 1, 2), h).reshape(4, 2)
             if not np.isfinite(card).all() or not cv2.isContourConvex(card.reshape(-1, 1, 2)):
                 continue
+            found = Located(photo, grey, card.astype(np.float32), ordered=True, interpolation=cv2.INTER_CUBIC)
+            if not _paper_round(found, frame):
+                continue
             mid = card.mean(axis=0)
-            out += [Located(photo, grey, (mid + k * (card - mid)).astype(np.float32), ordered=True,
-                            interpolation=cv2.INTER_CUBIC) for k in SCALES]
+            out += [found] + [Located(photo, grey, (mid + k * (card - mid)).astype(np.float32), ordered=True,
+                                      interpolation=cv2.INTER_CUBIC) for k in SCALES if k != 1.0]
     return out
+
+
+#: The margin round the frame is the card's paper: its median lies this many grey levels
+#: above the picture's, and above this share of the face's pixels (a small grey face).
+PAPER_ABOVE_PICTURE, PAPER_RANK = 20.0, 60
+_SMALL = (75, 105)
+
+
+def _paper_round(found: Located, frame: np.ndarray) -> bool:
+    """Is the card put by a frame paper round the frame, lighter than the picture in it?
+
+    A shape taken for the frame that is not one (a card's whole outline on a dark floor,
+    a part of a picture) puts the card's margin on the floor or in the picture: its
+    median is then no lighter than what lies inside.
+    """
+    w, h = _SMALL
+    small = found.grey_face(w, h).astype(np.float32)
+    (x0, y0), (x1, y1) = frame.min(axis=0) * (w / FACE_W, h / FACE_H), frame.max(axis=0) * (w / FACE_W, h / FACE_H)
+    margin = np.ones((h, w), bool)
+    margin[max(int(y0) - 1, 0) : int(np.ceil(y1)) + 1, max(int(x0) - 1, 0) : int(np.ceil(x1)) + 1] = False
+    margin[:2], margin[-2:], margin[:, :2], margin[:, -2:] = False, False, False, False
+    inside = small[int(y0) + 2 : int(y1) - 2, int(x0) + 2 : int(x1) - 2]
+    if margin.sum() < 0.05 * margin.size or inside.size == 0:
+        return False
+    paper = float(np.median(small[margin]))
+    return paper >= float(np.median(inside)) + PAPER_ABOVE_PICTURE and paper >= float(np.percentile(small, PAPER_RANK))
 
 
 def _frames_in(img: np.ndarray) -> list[np.ndarray]:
