@@ -95,8 +95,9 @@ def learned_frame(faces: Iterable[np.ndarray]) -> np.ndarray | None:
 
 def frame_outlines(photo: np.ndarray, frame: np.ndarray | None, grey: np.ndarray | None = None) -> list[Located]:
     """Where a court's picture ``frame`` (learned, face px) puts a card, for each shape in
-    ``photo`` that may be that frame (none when the design has no frame), each at
-    :data:`SCALES`. ``grey``: the photo in grey, when the caller has it."""
+    ``photo`` that may be that frame (none when the design has no frame) and has paper
+    round it (:func:`_paper_round`), each at :data:`SCALES`. ``grey``: the photo in grey,
+    when the caller has it."""
     if frame is None:
         return []
     img, s = working_size(photo)
