@@ -110,6 +110,7 @@ def test_cli_learns_bridge_order_checks_three_cards_and_never_overwrites(
     text = capsys.readouterr().out
     assert "inferred order: suits ♠ ♥ ♦ ♣, ranks A..2 (bridge order)" in text
     assert "check card 3: ♦K read as ♦K" in text and out.exists()
+    assert "from 52 cards, the courts' picture frame ->" in text  # the standard render's court box
     before = out.read_bytes()
     assert main(["vision", "learn", "deck", "--source", src, "-o", str(out)]) == 2
     assert "already exists" in capsys.readouterr().err and out.read_bytes() == before

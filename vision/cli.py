@@ -218,7 +218,9 @@ def _learn(args: argparse.Namespace) -> int:
     for line in check_cards(design, frames, CHECK_CARDS, patience=patience):
         print(line)
     design.save(path)
-    extra = (f", {args.jokers} joker(s)" if args.jokers else "") + (", the back" if args.back else "")
+    extra = ((f", {args.jokers} joker(s)" if args.jokers else "") + (", the back" if args.back else "")
+             # (a photographed court whose edge is lost is then sought by its frame)
+             + (", the courts' picture frame" if design.picture_frame is not None else ""))
     print(f"learned design {args.name!r} from 52 cards{extra} -> {path}")
     return 0
 
