@@ -285,8 +285,11 @@ def test_a_set_is_dealt_with_a_sticker_deck_whose_codes_were_learned(tmp_path):
     assert report.stopped is None
     assert report.boards_done == 4 and report.checked == 4 and report.misdealt == 0
     assert report.cards == 4 * 52
-    # no card refused, none re-fed: only the notices of every run
-    assert set(report.notices) <= {"insert", "start", "board_done", "finished"}, report.notices
+    # no card refused, none re-fed: only the notices of every run (and, on a loaded host, a
+    # link the driver heard nothing on for 2 s and took up again: seen once under make
+    # test's two workers, dealt right; not what this test is about)
+    assert set(report.notices) - {"link_lost", "resume"} <= {"insert", "start", "board_done", "finished"}, \
+        report.notices
     from dataclasses import replace
 
     from dealer.cards import Card
