@@ -166,6 +166,10 @@ class BarcodeReader:
         return self._decode(np.ascontiguousarray(grey), landscape)
 
     def read(self, frame: np.ndarray) -> Outcome:
+        return self.judge(*self.look(frame))
+
+    def look(self, frame: np.ndarray) -> tuple[Located | Reject, list[Symbol]]:
+        """The card's outline and the symbols decoded in ``frame``: what :meth:`judge` reads."""
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
         # The outline first: it says which way a card lies (a Code128 is then read
         # in one direction only), and whether a second card is on the gate.
@@ -174,7 +178,10 @@ class BarcodeReader:
         if isinstance(found, Located):
             w, h = np.ptp(found.quad, axis=0)
             landscape = bool(w > h)
-        symbols = self.symbols(frame, grey, landscape)
+        return found, self.symbols(frame, grey, landscape)
+
+    def judge(self, found: Located | Reject, symbols: list[Symbol]) -> Outcome:
+        """The read of a frame whose outline and symbols :meth:`look` gave."""
         texts = [text for text, _ in symbols]
         distinct = sorted(set(texts))
         if not distinct:
@@ -420,14 +427,13 @@ def learn_layout(name: str, frames: Iterable[tuple[str, np.ndarray | None]], *, 
     for frame_name, frame in frames:
         if frame is None:
             raise BoardwrightError(f"{frame_name}: the image could not be decoded")
-        out = reader.read(frame)
+        found, symbols = reader.look(frame)  # (once: read and measured from the same outline and codes)
+        out = reader.judge(found, symbols)
         if isinstance(out, Reject) or out.card is None:
             why = f"{out.label}: {out.detail}" if isinstance(out, Reject) else "a board sticker"
             raise BoardwrightError(f"{frame_name}: not read ({why}); every card of the pass must be read "
                                    "on its own")
-        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
-        found = locate(frame, grey)
-        outer = reader.outer(found, reader.symbols(frame, grey)) if isinstance(found, Located) else None
+        outer = reader.outer(found, symbols) if isinstance(found, Located) else None
         if outer is None:
             raise BoardwrightError(f"{frame_name}: {out.card} read, but its two codes could not be measured "
                                    "(show it again, in focus, whole)")

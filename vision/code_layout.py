@@ -106,4 +106,3 @@ def rendered(symbology: str) -> CodeLayout:
     module, y = RENDERED_SYMBOL[symbology]
     first = y + (QR_QUIET * module if symbology == "qr" else 0.0)
     return CodeLayout(f"the renderer's {_NAMES[symbology]} faces", FACE_H - 2 * first, symbology=symbology)
-
