@@ -205,7 +205,10 @@ class FirmwareMachine:
         if self._thread is not None:
             self._thread.join(timeout=5)
         self._control_sock.close()  # the harness quits at "Q", or when its channel closes
-        with contextlib.suppress(subprocess.TimeoutExpired):
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # never left running: it would take CPU from every later run
+            self.proc.kill()
             self.proc.wait(timeout=5)
         self.endpoint.close()
         for fd in (self.board_fd, self._wake_r, self._wake_w):

@@ -432,8 +432,14 @@ static void read_control(int wait_for_feed_answer) {
     }
 }
 
+/* The process that started the harness: when it is gone, so is the harness. Its end of
+ * the control channel closing says so too, unless a process it forked still holds that
+ * end (orphaned harnesses were seen after full test runs, each using the CPU). */
+static pid_t parent;
+
 static avr_cycle_count_t poll_control(avr_t *a, avr_cycle_count_t when, void *param) {
     (void)a; (void)param;
+    if (getppid() != parent) quit = 1;
     read_control(0);
     return when + avr->frequency / 2000; /* every 500 us */
 }
@@ -443,6 +449,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: simboard FIRMWARE.elf [--time-scale S] [--boot-count N] [--control-fd FD]\n");
         return 2;
     }
+    parent = getppid();
     uint32_t boot_count = 0;
     for (int i = 2; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--time-scale")) scale = atof(argv[i + 1]);
