@@ -205,10 +205,7 @@ class FirmwareMachine:
         if self._thread is not None:
             self._thread.join(timeout=5)
         self._control_sock.close()  # the harness quits at "Q", or when its channel closes
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # never left running: it would take CPU from every later run
-            self.proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=5)
         self.endpoint.close()
         for fd in (self.board_fd, self._wake_r, self._wake_w):
